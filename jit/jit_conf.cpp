@@ -1,0 +1,61 @@
+#include "jit_conf.hpp"
+
+namespace xinterp {
+
+jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
+    jit_conf c;
+    c.isa = isa;
+    c.dt = p.dt;
+    c.algorithm = p.algorithm;
+    c.fmt = p.fmt;
+    c.k = p.k;
+    c.esize = static_cast<int>(dt_size(p.dt));
+    c.simd_w = isa >= cpu_isa::avx512_core ? 16 : 8;
+    const bool lin = p.algorithm == alg::linear;
+    c.nh = lin && p.k >= 2 ? 2 : 1;
+    c.nd = lin && p.k >= 3 ? 2 : 1;
+    c.n_taps = c.nh * c.nd;
+    c.C = p.c;
+    c.IW = p.in[2];
+    c.OW = p.out[2];
+    if (isa != cpu_isa::avx2) {
+        c.why_not = std::string("no kernels for ") + cpu_isa_name(isa) + " in this build";
+        return c;
+    }
+    const int64_t w = c.simd_w;
+    if (p.fmt == data_format::nxc) {
+        // Per-pixel byte offsets live in int64 tables; the channel loop adds immediates.
+        if (c.C > (int64_t(1) << 28)) {
+            c.why_not = "C = " + std::to_string(c.C) + " exceeds the JIT limit 2^28";
+            return c;
+        }
+        c.c_full = c.C / w;
+        c.c_tail = c.C % w;
+        c.c_bytes = c.C * c.esize;
+        c.wtab_stride = lin ? 24 : 8;
+        c.rows = p.n * p.out[0] * p.out[1];
+        c.src_row_bytes = c.IW * c.C * c.esize;
+        c.dst_row_bytes = c.OW * c.C * c.esize;
+    } else {
+        // Gathers take signed 32-bit element indices scaled by 4; tables use 32-bit offsets.
+        if (c.IW >= (int64_t(1) << 28) || c.OW >= (int64_t(1) << 26)) {
+            c.why_not = "W (" + std::to_string(c.IW) + " -> " + std::to_string(c.OW) + ") exceeds the NCX JIT limits";
+            return c;
+        }
+        c.ow_full = c.OW / w;
+        c.ow_tail = c.OW % w;
+        c.ow_pad = (c.OW + w - 1) / w * w;
+        c.stage = c.esize == 2;
+        c.iw_full = c.IW / w;
+        c.iw_tail = c.IW % w;
+        c.iw_pad = (c.IW + w - 1) / w * w;
+        c.scratch_bytes = c.stage ? c.n_taps * c.iw_pad * 4 : 0;
+        c.rows = p.n * p.c * p.out[0] * p.out[1];
+        c.src_row_bytes = c.IW * c.esize;
+        c.dst_row_bytes = c.OW * c.esize;
+    }
+    c.ok = true;
+    return c;
+}
+
+}  // namespace xinterp

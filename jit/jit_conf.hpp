@@ -1,0 +1,56 @@
+// Every division, stride, trip count and table size a generator needs, computed once from the
+// problem. Generators only read this struct; it is unit-tested without any JIT.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "../src/problem.hpp"
+
+namespace xinterp {
+
+struct jit_conf {
+    bool ok = false;
+    std::string why_not;  // set when !ok: why the JIT cannot serve this problem
+
+    cpu_isa isa = cpu_isa::none;
+    data_type dt = data_type::f32;
+    alg algorithm = alg::nearest;
+    data_format fmt = data_format::nxc;
+    int k = 0;
+    int esize = 4;       // bytes per element
+    int simd_w = 8;      // f32 lanes per vector register
+    int n_taps = 1;      // src rows per kernel call: 1 (nearest) or 2^(k-1) (linear)
+    int nh = 1, nd = 1;  // H and D taps (1 or 2)
+
+    int64_t C = 0, IW = 0, OW = 0;
+
+    // NXC: one call writes OW pixels of C channels; the channel loop runs c_full vectors and
+    // one c_tail-lane vector. Nearest copies c_bytes per pixel.
+    int64_t c_full = 0, c_tail = 0, c_bytes = 0;
+    int wtab_stride = 0;  // bytes per ow record in the NXC W table
+
+    // NCX: one call writes OW contiguous outputs (ow_full vectors + ow_tail lanes). Outputs are
+    // gathered along W; 16-bit src rows are first staged to 32-bit lanes in scratch (iw_full
+    // vectors + iw_tail lanes each), so no gather ever reads outside the row.
+    int64_t ow_full = 0, ow_tail = 0, ow_pad = 0;  // ow_pad: table length, a multiple of simd_w
+    int64_t iw_full = 0, iw_tail = 0, iw_pad = 0;
+    bool stage = false;
+    int64_t scratch_bytes = 0;  // per thread
+
+    int64_t rows = 0;                  // kernel calls per execution
+    int64_t src_row_bytes = 0, dst_row_bytes = 0;
+};
+
+jit_conf make_jit_conf(const problem &p, cpu_isa isa);
+
+// One ABI struct for every interpolation kernel; the generator reads it with offsetof.
+struct jit_args {
+    const void *src[4];  // src rows; linear taps in (d, h) order: d0h0, d0h1, d1h0, d1h1
+    void *dst;           // the dst row
+    const void *wtab;    // the W-axis table (layout in jit_tables.hpp)
+    void *scratch;       // staging rows, NCX 16-bit only
+    float wh[2];         // H weights (linear, k >= 2)
+    float wd[2];         // D weights (linear, k == 3)
+};
+
+}  // namespace xinterp

@@ -1,0 +1,140 @@
+// The xinterp command-line tool: run, asm, info. Exit 0 on success, 2 on invalid arguments
+// (one "xinterp: error:" line on stderr), 1 on any other failure.
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "args.hpp"
+#include "cpu_isa.hpp"
+#include "npy.hpp"
+#include "xinterp/xinterp.hpp"
+
+using namespace xinterp;
+using namespace xinterp::cli;
+
+namespace {
+
+const char *kUsage =
+    "usage: xinterp <command> [flags]\n"
+    "commands:\n"
+    "  run    resample an .npy file            (xinterp run --help)\n"
+    "  asm    print a kernel's generated code  (xinterp asm --help)\n"
+    "  info   version, CPU features, ISA ladder and kernel cache\n";
+
+int cmd_run(int argc, char **argv) {
+    std::vector<std::string> known = kProblemFlags;
+    known.insert(known.end(), {"--src", "--dst"});
+    const parsed_args a = parse_flags(argc, argv, 2, known);
+    if (a.help) {
+        std::printf("usage: xinterp run --src IN.npy --dst OUT.npy --mode MODE (--sizes ..|--scales ..) [flags]\n%s"
+                    "  .npy float32 is f32, float16 is f16; bf16 is uint16 bit patterns with --dtype bf16.\n"
+                    "  The output uses the same convention.\n",
+                    kProblemFlagsHelp);
+        return 0;
+    }
+    if (!a.has("--src")) throw usage_error("--src is required");
+    if (!a.has("--dst")) throw usage_error("--dst is required");
+    op_desc d;
+    fill_problem_flags(a, d);
+    npy_array in;
+    try {
+        in = npy_load(a.get("--src"));
+    } catch (const std::runtime_error &e) {
+        throw usage_error(std::string("--src ") + e.what());
+    }
+    const std::string dflt = in.descr == "<f4" ? "f32" : in.descr == "<f2" ? "f16" : "";
+    if (!a.has("--dtype") && dflt.empty())
+        throw usage_error("--src holds uint16 data; pass --dtype bf16 to read it as bf16 bit patterns");
+    d.dt = parse_dtype(a.get("--dtype", dflt));
+    const char *want = d.dt == data_type::f32 ? "<f4" : d.dt == data_type::f16 ? "<f2" : "<u2";
+    if (in.descr != want)
+        throw usage_error(std::string("--dtype ") + to_string(d.dt) + " does not match --src dtype '" + in.descr + "'");
+    d.src_dims = in.shape;
+    primitive_desc pd(d, parse_impl(a.get("--impl", "auto")));
+    primitive prim(pd);
+    npy_array out;
+    out.descr = in.descr;
+    out.shape = pd.dst_dims();
+    out.data.resize(pd.dst_bytes());
+    prim.execute(in.data.data(), out.data.data());
+    npy_save(a.get("--dst"), out);
+    return 0;
+}
+
+int cmd_asm(int argc, char **argv) {
+    std::vector<std::string> known = kProblemFlags;
+    known.insert(known.end(), {"--src-shape"});
+    const parsed_args a = parse_flags(argc, argv, 2, known);
+    if (a.help) {
+        std::printf("usage: xinterp asm --src-shape N,C,.. --mode MODE (--sizes ..|--scales ..) [flags]\n%s"
+                    "  --src-shape DIMS   the src dims in --data-format order (no data is needed)\n"
+                    "Prints the kernel's Intel-syntax listing. XINTERP_MAX_CPU_ISA caps the tier.\n",
+                    kProblemFlagsHelp);
+        return 0;
+    }
+    if (!a.has("--src-shape")) throw usage_error("--src-shape is required");
+    op_desc d;
+    fill_problem_flags(a, d);
+    d.dt = parse_dtype(a.get("--dtype", "f32"));
+    d.src_dims = parse_int_list("--src-shape", a.get("--src-shape"));
+    primitive_desc pd(d, parse_impl(a.get("--impl", "auto")));
+    primitive prim(pd);
+    std::fputs(prim.dump_asm().c_str(), stdout);
+    return 0;
+}
+
+int cmd_info(int argc, char **argv) {
+    const parsed_args a = parse_flags(argc, argv, 2, {});
+    if (a.help) {
+        std::printf("usage: xinterp info\nPrints the version, CPU features, the ISA ladder and the kernel cache state.\n");
+        return 0;
+    }
+    const cpu_features &f = host_features();
+    std::printf("xinterp %s\n", version());
+    std::printf("cpu: %s\n", f.brand.empty() ? "(unknown)" : f.brand.c_str());
+    std::printf("features: avx=%d avx2=%d fma=%d f16c=%d avx512f=%d avx512bw=%d avx512vl=%d avx512dq=%d "
+                "avx512_bf16=%d avx512_fp16=%d amx_tile=%d amx_bf16=%d\n",
+                f.avx, f.avx2, f.fma, f.f16c, f.avx512f, f.avx512bw, f.avx512vl, f.avx512dq, f.avx512_bf16,
+                f.avx512_fp16, f.amx_tile, f.amx_bf16);
+    std::printf("os state (xcr0=0x%llx): ymm=%d zmm=%d amx=%d\n", f.xcr0, f.os_ymm, f.os_zmm, f.os_amx);
+    std::printf("max cpu isa cap: %s\n", cpu_isa_name(get_max_cpu_isa()));
+    std::printf("isa ladder:\n%s", isa_ladder_report().c_str());
+    const cpu_isa chosen = get_effective_cpu_isa();
+    std::printf("impl for --impl auto: %s\n",
+                chosen == cpu_isa::none ? "ref" : (std::string("jit:") + cpu_isa_name(chosen)).c_str());
+    const cache_stats s = get_cache_stats();
+    std::printf("kernel cache: capacity=%llu entries=%llu hits=%llu misses=%llu evictions=%llu\n",
+                (unsigned long long)s.capacity, (unsigned long long)s.entries, (unsigned long long)s.hits,
+                (unsigned long long)s.misses, (unsigned long long)s.evictions);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+        std::fputs(kUsage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string cmd = argv[1];
+    try {
+        if (cmd == "run") return cmd_run(argc, argv);
+        if (cmd == "asm") return cmd_asm(argc, argv);
+        if (cmd == "info") return cmd_info(argc, argv);
+        if (cmd == "--version") {
+            std::printf("xinterp %s\n", version());
+            return 0;
+        }
+        throw usage_error("unknown command '" + cmd + "'; expected run, asm or info");
+    } catch (const usage_error &e) {
+        std::fprintf(stderr, "xinterp: error: %s\n", e.what());
+        return 2;
+    } catch (const error &e) {
+        std::fprintf(stderr, "xinterp: error: %s\n", e.what());
+        return e.get_status() == status::invalid_arguments ? 2 : 1;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "xinterp: error: %s\n", e.what());
+        return 1;
+    }
+}

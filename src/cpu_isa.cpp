@@ -1,0 +1,185 @@
+#include "cpu_isa.hpp"
+
+#include <cpuinfo.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+#include <xbyak/xbyak_util.h>
+
+#include "verbose.hpp"
+
+namespace xinterp {
+namespace {
+
+unsigned long long read_xcr0() {
+    uint32_t eax = 0, edx = 0;
+    __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+    return (static_cast<unsigned long long>(edx) << 32) | eax;
+}
+
+cpu_features detect() {
+    cpu_features f;
+    const bool ci = cpuinfo_initialize();
+    Xbyak::util::Cpu cpu;  // CPUID; Debian 12's cpuinfo knows nothing of AMX or AVX512-FP16
+    using C = Xbyak::util::Cpu;
+    if (ci) {
+        const cpuinfo_package *pkg = cpuinfo_get_package(0);
+        if (pkg) f.brand = pkg->name;
+        f.avx = cpuinfo_has_x86_avx();
+        f.avx2 = cpuinfo_has_x86_avx2();
+        f.fma = cpuinfo_has_x86_fma3();
+        f.f16c = cpuinfo_has_x86_f16c();
+        f.avx512f = cpuinfo_has_x86_avx512f();
+        f.avx512bw = cpuinfo_has_x86_avx512bw();
+        f.avx512vl = cpuinfo_has_x86_avx512vl();
+        f.avx512dq = cpuinfo_has_x86_avx512dq();
+        f.avx512cd = cpuinfo_has_x86_avx512cd();
+        f.avx512_bf16 = cpuinfo_has_x86_avx512bf16();
+    } else {
+        f.avx = cpu.has(C::tAVX);
+        f.avx2 = cpu.has(C::tAVX2);
+        f.fma = cpu.has(C::tFMA);
+        f.f16c = cpu.has(C::tF16C);
+        f.avx512f = cpu.has(C::tAVX512F);
+        f.avx512bw = cpu.has(C::tAVX512BW);
+        f.avx512vl = cpu.has(C::tAVX512VL);
+        f.avx512dq = cpu.has(C::tAVX512DQ);
+        f.avx512cd = cpu.has(C::tAVX512CD);
+        f.avx512_bf16 = cpu.has(C::tAVX512_BF16);
+    }
+    f.avx512_fp16 = cpu.has(C::tAVX512_FP16);
+    f.amx_tile = cpu.has(C::tAMX_TILE);
+    f.amx_bf16 = cpu.has(C::tAMX_BF16);
+    if (cpu.has(C::tOSXSAVE)) f.xcr0 = read_xcr0();
+    f.os_ymm = (f.xcr0 & 0x6) == 0x6;               // SSE + AVX state
+    f.os_zmm = f.os_ymm && (f.xcr0 & 0xe0) == 0xe0;  // opmask, ZMM_Hi256, Hi16_ZMM
+    f.os_amx = (f.xcr0 & 0x60000) == 0x60000;        // XTILECFG + XTILEDATA
+    return f;
+}
+
+std::atomic<int> g_cap{-1};  // -1: not read from the environment yet
+std::mutex g_cap_mutex;
+
+cpu_isa cap_from_env() {
+    const char *v = std::getenv("XINTERP_MAX_CPU_ISA");
+    if (!v || !*v) return cpu_isa::avx512_core_amx;
+    std::string s(v);
+    for (auto &ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (s == "all") return cpu_isa::avx512_core_amx;
+    try {
+        return cpu_isa_from_name(s);
+    } catch (const error &) {
+        throw error(status::invalid_arguments,
+                    "XINTERP_MAX_CPU_ISA has unknown value '" + std::string(v) +
+                        "'; expected none, avx2, avx512_core, avx512_core_bf16, avx512_core_fp16, "
+                        "avx512_core_amx or all");
+    }
+}
+
+cpu_isa current_cap() {
+    int c = g_cap.load();
+    if (c >= 0) return static_cast<cpu_isa>(c);
+    std::lock_guard<std::mutex> lock(g_cap_mutex);
+    c = g_cap.load();
+    if (c >= 0) return static_cast<cpu_isa>(c);
+    const cpu_isa cap = cap_from_env();  // throws, and stays unread, on a bad value
+    g_cap.store(static_cast<int>(cap));
+    return cap;
+}
+
+}  // namespace
+
+const cpu_features &host_features() {
+    static const cpu_features f = detect();
+    return f;
+}
+
+bool host_has(cpu_isa isa) {
+    const cpu_features &f = host_features();
+    const bool avx2 = f.avx && f.avx2 && f.fma && f.f16c && f.os_ymm;
+    const bool core = avx2 && f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq && f.os_zmm;
+    switch (isa) {
+        case cpu_isa::none: return true;
+        case cpu_isa::avx2: return avx2;
+        case cpu_isa::avx512_core: return core;
+        case cpu_isa::avx512_core_bf16: return core && f.avx512_bf16;
+        case cpu_isa::avx512_core_fp16: return core && f.avx512_bf16 && f.avx512_fp16;
+        case cpu_isa::avx512_core_amx: return core && f.avx512_bf16 && f.amx_tile && f.amx_bf16 && f.os_amx;
+    }
+    return false;
+}
+
+cpu_isa best_host_isa() {
+    cpu_isa best = cpu_isa::none;
+    for (cpu_isa i : kAllIsas)
+        if (host_has(i)) best = i;
+    return best;
+}
+
+cpu_isa highest_kernel_isa() { return cpu_isa::avx2; }
+
+cpu_isa dispatch_isa() {
+    const cpu_isa cap = current_cap();
+    cpu_isa isa = best_host_isa();
+    if (cap < isa) isa = cap;
+    if (highest_kernel_isa() < isa) isa = highest_kernel_isa();
+    static std::once_flag explained;
+    if (verbose_level() > 0)
+        std::call_once(explained, [&] {
+            for (cpu_isa i : kAllIsas) {
+                if (i <= isa) continue;
+                const char *why = !host_has(i) ? "not supported by this CPU/OS"
+                                  : i > cap    ? "above the XINTERP_MAX_CPU_ISA cap"
+                                               : "no kernels for this tier in this build";
+                verbose_print(std::string("dispatch,skip,") + cpu_isa_name(i) + "," + why);
+            }
+            verbose_print(std::string("dispatch,choose,") + cpu_isa_name(isa) +
+                          (isa == cpu_isa::none ? ",no AVX2+FMA+F16C: every primitive uses the reference" : ""));
+        });
+    return isa;
+}
+
+std::string isa_ladder_report() {
+    const cpu_isa chosen = dispatch_isa();
+    std::ostringstream os;
+    for (cpu_isa i : kAllIsas) {
+        os << "  " << cpu_isa_name(i) << ": host " << (host_has(i) ? "yes" : "no") << ", kernels "
+           << (i <= highest_kernel_isa() ? "yes" : "not yet") << (i == chosen ? "  <- chosen" : "") << "\n";
+    }
+    if (chosen == cpu_isa::none) os << "  (no JIT tier usable: the reference implementation runs)\n";
+    return os.str();
+}
+
+cpu_isa set_max_cpu_isa(cpu_isa cap) {
+    if (cap < cpu_isa::none || cap > cpu_isa::avx512_core_amx)
+        throw error(status::invalid_arguments, "max_cpu_isa has unknown value " + std::to_string(static_cast<int>(cap)));
+    std::lock_guard<std::mutex> lock(g_cap_mutex);
+    const int prev = g_cap.exchange(static_cast<int>(cap));
+    return prev < 0 ? cpu_isa::avx512_core_amx : static_cast<cpu_isa>(prev);
+}
+
+cpu_isa get_max_cpu_isa() { return current_cap(); }
+cpu_isa get_effective_cpu_isa() { return dispatch_isa(); }
+
+const char *cpu_isa_name(cpu_isa isa) {
+    switch (isa) {
+        case cpu_isa::none: return "none";
+        case cpu_isa::avx2: return "avx2";
+        case cpu_isa::avx512_core: return "avx512_core";
+        case cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+        case cpu_isa::avx512_core_fp16: return "avx512_core_fp16";
+        case cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    }
+    return "unknown";
+}
+
+cpu_isa cpu_isa_from_name(const std::string &name) {
+    for (cpu_isa i : {cpu_isa::none, cpu_isa::avx2, cpu_isa::avx512_core, cpu_isa::avx512_core_bf16,
+                      cpu_isa::avx512_core_fp16, cpu_isa::avx512_core_amx})
+        if (name == cpu_isa_name(i)) return i;
+    throw error(status::invalid_arguments, "cpu isa has unknown value '" + name + "'");
+}
+
+}  // namespace xinterp

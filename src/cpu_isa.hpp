@@ -1,0 +1,32 @@
+// The dispatcher: host features (cpuinfo, plus Xbyak's CPUID probe where cpuinfo is silent),
+// the OS-enabled register state (XCR0), the ISA ladder and the user's cap.
+#pragma once
+#include <string>
+
+#include "xinterp/xinterp.hpp"
+
+namespace xinterp {
+
+struct cpu_features {
+    std::string brand;
+    bool avx = false, avx2 = false, fma = false, f16c = false;
+    bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false, avx512cd = false;
+    bool avx512_bf16 = false, avx512_fp16 = false, amx_tile = false, amx_bf16 = false;
+    unsigned long long xcr0 = 0;
+    bool os_ymm = false, os_zmm = false, os_amx = false;  // register state enabled by the OS
+};
+
+const cpu_features &host_features();
+bool host_has(cpu_isa isa);          // CPU and OS support every extension of the tier
+cpu_isa best_host_isa();
+cpu_isa highest_kernel_isa();        // the highest tier that has kernels in this build
+// The tier impl_kind::any uses: min(best host, cap, highest kernel tier). Throws on a bad
+// XINTERP_MAX_CPU_ISA value.
+cpu_isa dispatch_isa();
+// One line per tier: whether the host has it, whether kernels exist, whether it is chosen.
+std::string isa_ladder_report();
+
+constexpr cpu_isa kAllIsas[] = {cpu_isa::avx2, cpu_isa::avx512_core, cpu_isa::avx512_core_bf16,
+                                cpu_isa::avx512_core_fp16, cpu_isa::avx512_core_amx};
+
+}  // namespace xinterp

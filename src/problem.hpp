@@ -1,0 +1,48 @@
+// The normalised, canonical form of an op_desc: everything a kernel depends on, nothing else.
+// Spatial dims are padded to 3 (D, H, W) with leading 1s; `k` says how many are real.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "xinterp/xinterp.hpp"
+
+namespace xinterp {
+
+enum class alg { nearest, linear };  // linear/bilinear/trilinear are one algorithm
+
+struct problem {
+    data_type dt = data_type::f32;
+    alg algorithm = alg::nearest;
+    coordinate_transformation_mode ctm = coordinate_transformation_mode::half_pixel;
+    data_format fmt = data_format::nxc;
+    int k = 0;                         // spatial rank 1..3
+    int64_t n = 0, c = 0;
+    int64_t in[3] = {1, 1, 1};         // D, H, W
+    int64_t out[3] = {1, 1, 1};
+
+    // Derived, not part of identity.
+    op_desc desc;  // as the user gave it
+    std::vector<int64_t> src_dims, dst_dims;  // in data_format order
+    size_t src_bytes = 0, dst_bytes = 0;
+
+    bool operator==(const problem &o) const;
+    bool operator!=(const problem &o) const { return !(*this == o); }
+    bool empty() const { return n == 0 || c == 0; }
+    // "f32 linear hp nxc 1x256x32x32->64x64": the descriptor as the dump and the log print it.
+    std::string str() const;
+};
+
+size_t dt_size(data_type dt);
+
+// Validates `d` and builds its problem (semantics.md, "Shapes"). Throws xinterp::error.
+problem make_problem(const op_desc &d);
+// The same problem with the dst spatial dims taken from a runtime s32 sizes tensor.
+problem with_runtime_sizes(const problem &p, const int32_t *sizes, size_t sizes_len);
+
+// 64-bit FNV-1a over every identity field, explicitly. `isa` is mixed in because it changes code.
+uint64_t hash_problem(const problem &p, cpu_isa isa);
+
+}  // namespace xinterp

@@ -1,0 +1,222 @@
+// Every JIT kernel is bitwise equal to the scalar reference (semantics.md), at every tile
+// boundary, with buffers fenced by PROT_NONE pages, at 1 and 2 threads.
+#include <omp.h>
+
+#include <cmath>
+
+#include "cpu_isa.hpp"
+#include "test_util.hpp"
+
+using namespace xinterp;
+using xt::problem_builder;
+
+namespace {
+
+constexpr int W = 8;  // AVX2 simd_w in f32 lanes
+const std::vector<data_type> kTypes = {data_type::f32, data_type::bf16, data_type::f16};
+const std::vector<mode> kModes = {mode::nearest, mode::linear};
+const std::vector<coordinate_transformation_mode> kCtms = {coordinate_transformation_mode::half_pixel,
+                                                           coordinate_transformation_mode::align_corners};
+const std::vector<data_format> kFmts = {data_format::ncx, data_format::nxc};
+
+#define REQUIRE_AVX2()                                                                       \
+    if (!host_has(cpu_isa::avx2)) GTEST_SKIP() << "host CPU lacks AVX2+FMA+F16C: no JIT tier to test"
+
+// Bit patterns: values where the reference and the JIT may legally differ only in NaN payload.
+bool same_or_both_nan(data_type dt, const uint8_t *a, const uint8_t *b) {
+    if (dt == data_type::f32) {
+        float x, y;
+        std::memcpy(&x, a, 4);
+        std::memcpy(&y, b, 4);
+        return std::memcmp(a, b, 4) == 0 || (std::isnan(x) && std::isnan(y));
+    }
+    uint16_t x, y;
+    std::memcpy(&x, a, 2);
+    std::memcpy(&y, b, 2);
+    const uint16_t em = dt == data_type::bf16 ? 0x7f80 : 0x7c00, mm = dt == data_type::bf16 ? 0x7f : 0x3ff;
+    auto nan = [&](uint16_t v) { return (v & em) == em && (v & mm); };
+    return x == y || (nan(x) && nan(y));
+}
+
+// Runs one problem through the JIT (guard-paged, chosen edge) and the reference; returns the
+// number of differing elements. Fails the test if the JIT tier was not used.
+int64_t check_case(const op_desc &d, uint32_t seed, bool guard_at_end, bool specials = false) {
+    primitive_desc jpd(d), rpd(d, impl_kind::reference);
+    EXPECT_EQ(jpd.impl_name(), "jit:avx2") << "the sweep must exercise generated code";
+    const size_t es = xt::esize(d.dt);
+    xt::guarded_buffer src(jpd.src_bytes(), guard_at_end), dst(jpd.dst_bytes(), guard_at_end);
+    std::vector<uint8_t> ref(rpd.dst_bytes());
+    xt::fill_random(d.dt, src.data(), src.size() / es, seed);
+    if (specials) {  // sprinkle NaN, inf, -0 and subnormals
+        const uint32_t f32s[] = {0x7fc00001, 0x7f800001, 0x7f800000, 0xff800000, 0x80000000, 0x00000001, 0x807fffff};
+        const uint16_t h16s[] = {0x7e01, 0x7c01, 0x7c00, 0xfc00, 0x8000, 0x0001, 0x83ff, 0x7fc1, 0x7f81, 0x7f80, 0x0040};
+        std::mt19937 rng(seed);
+        for (size_t i = 0; i < src.size() / es; i += 1 + rng() % 5) {
+            if (es == 4) std::memcpy(src.data() + 4 * i, &f32s[rng() % 7], 4);
+            else std::memcpy(src.data() + 2 * i, &h16s[rng() % 11], 2);
+        }
+    }
+    std::memset(dst.data(), 0xCD, dst.size());
+    primitive(jpd).execute(src.data(), dst.data());
+    primitive(rpd).execute(src.data(), ref.data());
+    int64_t bad = 0;
+    for (size_t i = 0; i < ref.size() / es; ++i) {
+        const bool ok = specials && d.mode != mode::nearest ? same_or_both_nan(d.dt, dst.data() + i * es, ref.data() + i * es)
+                                                           : std::memcmp(dst.data() + i * es, ref.data() + i * es, es) == 0;
+        if (!ok && bad++ < 3) ADD_FAILURE() << "element " << i << " differs";
+    }
+    return bad;
+}
+
+std::vector<int64_t> layout(data_format f, int64_t n, int64_t c, const std::vector<int64_t> &sp) {
+    std::vector<int64_t> v{n};
+    if (f == data_format::ncx) v.push_back(c);
+    v.insert(v.end(), sp.begin(), sp.end());
+    if (f == data_format::nxc) v.push_back(c);
+    return v;
+}
+
+std::string describe(const op_desc &d) {
+    std::string s = std::string(to_string(d.mode)) + " " + to_string(d.coordinate_transformation) + " " +
+                    to_string(d.format) + " " + to_string(d.dt) + " ";
+    for (auto x : d.src_dims) s += std::to_string(x) + ",";
+    s += "->";
+    for (auto x : *d.sizes) s += std::to_string(x) + ",";
+    return s;
+}
+
+// Sweeps every mode x transform x layout x dtype over the given spatial cases and channels.
+void sweep(const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> &cases,
+           const std::vector<int64_t> &channels, int64_t n = 1) {
+    uint32_t seed = 1;
+    for (const auto &cs : cases)
+        for (int64_t c : channels)
+            for (auto f : kFmts)
+                for (auto m : kModes)
+                    for (auto ct : kCtms)
+                        for (auto t : kTypes) {
+                            const auto d = problem_builder().src(layout(f, n, c, cs.first)).sizes(cs.second).fmt(f).mode(m).ctm(ct).dt(t);
+                            ++seed;
+                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d);
+                        }
+}
+
+}  // namespace
+
+// C (NXC vector loop) and W (NCX vector loop, 16-bit staging loop) at simd_w-1, simd_w,
+// simd_w+1 and 3*simd_w+5, in and out.
+TEST(jit_bitwise, tails_1d) {
+    REQUIRE_AVX2();
+    const std::vector<int64_t> widths{1, W - 1, W, W + 1, 3 * W + 5};
+    std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases;
+    for (int64_t i : widths)
+        for (int64_t o : widths) cases.push_back({{i}, {o}});
+    sweep(cases, {1, W - 1, W, W + 1, 3 * W + 5});
+}
+
+TEST(jit_bitwise, ratios_2d) {
+    REQUIRE_AVX2();
+    sweep({{{1, 1}, {1, 1}},      // 1x1
+           {{1, 1}, {5, 5}},      // 1x1 broadcast
+           {{6, 10}, {6, 10}},    // identity
+           {{5, 7}, {10, 14}},    // 2x up
+           {{5, 7}, {15, 21}},    // 3x up
+           {{14, 16}, {7, 8}},    // 2x down
+           {{21, 35}, {3, 5}},    // 7x down
+           {{2, 525}, {3, 5}},    // 525 -> 5
+           {{525, 2}, {5, 3}},
+           {{15, 15}, {73, 73}},  // 15 -> 73
+           {{4, 9}, {9, 4}}},
+          {3, W, 2 * W + 1});
+}
+
+TEST(jit_bitwise, odd_3d) {
+    REQUIRE_AVX2();
+    sweep({{{3, 5, 7}, {5, 3, 9}}, {{1, 1, 1}, {2, 3, 4}}, {{7, 3, 5}, {2, 9, 4}}, {{2, 2, 2}, {2, 2, 2}}, {{5, 1, 3}, {1, 4, 17}}},
+          {1, W + 1}, 2);
+}
+
+TEST(jit_bitwise, special_values) {
+    REQUIRE_AVX2();
+    uint32_t seed = 77;
+    for (int k = 1; k <= 3; ++k)
+        for (auto f : kFmts)
+            for (auto m : kModes)
+                for (auto t : kTypes) {
+                    const std::vector<int64_t> in(k, 5), out(k, 7);
+                    const auto d = problem_builder().src(layout(f, 1, 11, in)).sizes(out).fmt(f).mode(m).dt(t);
+                    ASSERT_EQ(check_case(d, ++seed, true, true), 0) << describe(d);
+                }
+}
+
+// The thread split never changes a bit: large problems (parallel path) at 1 and 2 threads.
+TEST(jit_bitwise, threads_1_and_2) {
+    REQUIRE_AVX2();
+    const int saved = omp_get_max_threads();
+    for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        for (auto f : kFmts)
+            for (auto m : kModes)
+                for (auto t : kTypes) {
+                    const auto d2 = problem_builder().src(layout(f, 2, 19, {37, 45})).sizes({80, 61}).fmt(f).mode(m).dt(t);
+                    ASSERT_EQ(check_case(d2, 5, true), 0) << describe(d2) << " threads=" << threads;
+                    const auto d3 = problem_builder().src(layout(f, 1, 9, {9, 17, 23})).sizes({13, 31, 40}).fmt(f).mode(m).dt(t);
+                    ASSERT_EQ(check_case(d3, 6, false), 0) << describe(d3) << " threads=" << threads;
+                }
+    }
+    omp_set_num_threads(saved);
+}
+
+// Buffers that start at odd addresses (1, 2, 4, 8 bytes past alignment) right after a guard.
+TEST(jit_bitwise, misaligned_buffers) {
+    REQUIRE_AVX2();
+    for (size_t mis : {1, 2, 4, 8})
+        for (auto f : kFmts)
+            for (auto m : kModes)
+                for (auto t : kTypes) {
+                    const auto d = problem_builder().src(layout(f, 1, 13, {6, 11})).sizes({9, 17}).fmt(f).mode(m).dt(t);
+                    primitive_desc jpd(d), rpd(d, impl_kind::reference);
+                    xt::guarded_buffer src(jpd.src_bytes(), false, mis), dst(jpd.dst_bytes(), false, mis);
+                    std::vector<uint8_t> ref(rpd.dst_bytes());
+                    xt::fill_random(t, src.data(), src.size() / xt::esize(t), 3);
+                    primitive(jpd).execute(src.data(), dst.data());
+                    primitive(rpd).execute(src.data(), ref.data());
+                    ASSERT_EQ(std::memcmp(dst.data(), ref.data(), ref.size()), 0) << describe(d) << " misalign=" << mis;
+                }
+}
+
+// Kernels never depend on the caller's MXCSR (rounding mode, FTZ, DAZ).
+TEST(jit_bitwise, independent_of_caller_mxcsr) {
+    REQUIRE_AVX2();
+    const auto d = problem_builder().src({1, 7, 9, 12}).sizes({13, 5}).mode(mode::linear).dt(data_type::f16);
+    primitive_desc pd(d);
+    std::vector<uint8_t> src(pd.src_bytes()), a(pd.dst_bytes()), b(pd.dst_bytes());
+    xt::fill_random(d.d.dt, src.data(), src.size() / 2, 8);
+    primitive p(pd);
+    p.execute(src.data(), a.data());
+    uint32_t saved, odd = 0x1f80 | 0x6000 | 0x8040;  // round toward zero, FTZ, DAZ
+    __asm__ volatile("stmxcsr %0" : "=m"(saved));
+    __asm__ volatile("ldmxcsr %0" : : "m"(odd));
+    p.execute(src.data(), b.data());
+    uint32_t after;
+    __asm__ volatile("stmxcsr %0" : "=m"(after));
+    __asm__ volatile("ldmxcsr %0" : : "m"(saved));
+    EXPECT_EQ(after, odd) << "the caller's MXCSR is restored";
+    EXPECT_EQ(a, b);
+}
+
+TEST(jit_bitwise, runtime_sizes_change_the_kernel) {
+    REQUIRE_AVX2();
+    const auto d = problem_builder().src({1, 9, 3, 8}).sizes({4, 4}).fmt(data_format::ncx).mode(mode::linear);
+    primitive_desc pd(d);
+    primitive p(pd);
+    const int32_t rs[2] = {17, 5};
+    ASSERT_EQ(pd.dst_dims_for(rs, 2), (std::vector<int64_t>{1, 9, 17, 5}));
+    std::vector<float> src(pd.src_bytes() / 4), dst(pd.dst_bytes_for(rs, 2) / 4), ref(dst.size());
+    xt::fill_random(data_type::f32, reinterpret_cast<uint8_t *>(src.data()), src.size(), 4);
+    p.execute(src.data(), rs, 2, dst.data());
+    const auto rd = problem_builder().src({1, 9, 3, 8}).sizes({17, 5}).fmt(data_format::ncx).mode(mode::linear);
+    primitive_desc rpd(rd, impl_kind::reference);
+    primitive(rpd).execute(src.data(), ref.data());
+    EXPECT_EQ(std::memcmp(dst.data(), ref.data(), ref.size() * 4), 0);
+}

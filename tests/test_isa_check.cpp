@@ -1,0 +1,86 @@
+// Static ISA check: generate a representative set of kernels per tier, disassemble them with
+// Zydis, and check that every byte decodes and every instruction is in the tier's extensions.
+// Needs no CPU support: kernels are generated, never executed, here.
+#include <Zydis/Zydis.h>
+
+#include <set>
+
+#include "cpu_isa.hpp"
+#include "kernel.hpp"
+#include "test_util.hpp"
+
+using namespace xinterp;
+using xt::problem_builder;
+
+namespace {
+
+std::vector<op_desc> representative_set() {
+    std::vector<op_desc> v;
+    for (auto f : {data_format::ncx, data_format::nxc})
+        for (auto m : {mode::nearest, mode::linear})
+            for (auto t : {data_type::f32, data_type::bf16, data_type::f16})
+                for (int k = 1; k <= 3; ++k)
+                    for (int64_t c : {5, 8, 21}) {  // tails, exact vectors, vectors + tail
+                        std::vector<int64_t> dims{2};
+                        if (f == data_format::ncx) dims.push_back(3);
+                        for (int i = 0; i < k; ++i) dims.push_back(i == k - 1 ? c : 4);
+                        if (f == data_format::nxc) dims.push_back(c);
+                        v.push_back(problem_builder().src(dims).sizes(std::vector<int64_t>(k, c + 2)).fmt(f).mode(m).dt(t));
+                    }
+    return v;
+}
+
+struct tier_rules {
+    std::set<ZydisISAExt> allowed;
+    bool evex;
+};
+
+tier_rules rules_for(cpu_isa isa) {
+    tier_rules r;
+    r.allowed = {ZYDIS_ISA_EXT_BASE, ZYDIS_ISA_EXT_LONGMODE, ZYDIS_ISA_EXT_AVX, ZYDIS_ISA_EXT_AVX2,
+                 ZYDIS_ISA_EXT_AVX2GATHER, ZYDIS_ISA_EXT_FMA, ZYDIS_ISA_EXT_F16C};
+    r.evex = isa >= cpu_isa::avx512_core;
+    if (r.evex) r.allowed.insert(ZYDIS_ISA_EXT_AVX512EVEX);
+    return r;
+}
+
+}  // namespace
+
+class isa_check : public ::testing::TestWithParam<cpu_isa> {};
+
+TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
+    const cpu_isa isa = GetParam();
+    if (isa > highest_kernel_isa())
+        GTEST_SKIP() << cpu_isa_name(isa) << ": no kernels for this tier exist yet in this build";
+    const tier_rules rules = rules_for(isa);
+    size_t kernels = 0, insns = 0;
+    for (const op_desc &d : representative_set()) {
+        const auto k = create_kernel(make_problem(d), isa);
+        ASSERT_NE(k->code(), nullptr);
+        ++kernels;
+        const uint8_t *code = k->code();
+        size_t off = 0;
+        while (off < k->text_size()) {
+            ZydisDisassembledInstruction in;
+            ASSERT_TRUE(ZYAN_SUCCESS(ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64, 0, code + off, k->text_size() - off, &in)))
+                << k->name() << ": byte " << off << " does not decode";
+            EXPECT_TRUE(rules.allowed.count(in.info.meta.isa_ext)) << k->name() << ": '" << in.text << "' is outside " << cpu_isa_name(isa);
+            if (!rules.evex) {
+                EXPECT_NE(in.info.encoding, ZYDIS_INSTRUCTION_ENCODING_EVEX) << k->name() << ": " << in.text;
+            }
+            // Legacy-encoded SIMD (SSE) next to VEX code would cost AVX-SSE transitions.
+            const bool legacy_simd = in.info.encoding == ZYDIS_INSTRUCTION_ENCODING_LEGACY &&
+                                     in.info.meta.isa_ext != ZYDIS_ISA_EXT_BASE && in.info.meta.isa_ext != ZYDIS_ISA_EXT_LONGMODE;
+            EXPECT_FALSE(legacy_simd) << k->name() << ": legacy SSE '" << in.text << "'";
+            off += in.info.length;
+            ++insns;
+        }
+        ASSERT_EQ(off, k->text_size()) << k->name() << ": the last instruction runs past the code";
+    }
+    RecordProperty("kernels", static_cast<int>(kernels));
+    RecordProperty("instructions", static_cast<int>(insns));
+    EXPECT_EQ(kernels, 108u);
+}
+
+INSTANTIATE_TEST_SUITE_P(tiers, isa_check, ::testing::ValuesIn(std::vector<cpu_isa>(std::begin(kAllIsas), std::end(kAllIsas))),
+                         [](const ::testing::TestParamInfo<cpu_isa> &i) { return std::string(cpu_isa_name(i.param)); });

@@ -12,156 +12,7 @@ constexpr size_t kMaxCodeSize = 16 * 1024;  // the largest kernel (3-D NXC bf16 
 }  // namespace
 
 template <cpu_isa isa>
-jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf) : jit_generator(kMaxCodeSize), conf_(conf) {}
-
-// Tail masks come from one 2*simd_w-dword table (simd_w ones, then simd_w zeros): loading at
-// dword (simd_w - n) gives n leading ones, so any tail length costs one load and no branch.
-template <cpu_isa isa>
-void jit_interp_kernel<isa>::load_tail_mask(const Vmm &m, int64_t lanes) {
-    vmovups(m, ptr[rip + l_const_tail + static_cast<int>((simd_w - lanes) * 4)]);
-}
-
-// n (< simd_w) 16-bit elements into the low words of x, with exact-size moves: whole dword
-// pairs through vpmaskmovd (masked lanes are neither read nor faulted), the odd one by vpinsrw.
-template <cpu_isa isa>
-void jit_interp_kernel<isa>::load_words(const Xmm &x, const Address &a, int64_t n) {
-    const RegExp e = a.getRegExp();
-    if (n >= 2) {
-        load_tail_mask(vmm_mask, n / 2);
-        vpmaskmovd(x, Xmm(vmm_mask.getIdx()), ptr[e]);
-    } else {
-        vpxor(x, x, x);
-    }
-    if (n & 1) vpinsrw(x, x, ptr[e + static_cast<int>((n - 1) * 2)], static_cast<int>(n - 1));
-}
-
-template <cpu_isa isa>
-void jit_interp_kernel<isa>::store_words(const Address &a, const Xmm &x, int64_t n) {
-    const RegExp e = a.getRegExp();
-    if (n >= 2) {
-        load_tail_mask(vmm_mask, n / 2);
-        vpmaskmovd(ptr[e], Xmm(vmm_mask.getIdx()), x);
-    }
-    if (n & 1) vpextrw(ptr[e + static_cast<int>((n - 1) * 2)], x, static_cast<int>(n - 1));
-}
-
-// bf16/f16 widen exactly: bf16 is the top half of an f32, f16 goes through F16C.
-template <cpu_isa isa>
-void jit_interp_kernel<isa>::load_f32(const Vmm &v, const Address &a, int64_t n) {
-    const Xmm x(v.getIdx());
-    const bool full = n == simd_w;
-    switch (conf_.dt) {
-        case data_type::f32:
-            if (full) {
-                vmovups(v, a);
-            } else {
-                load_tail_mask(vmm_mask, n);
-                vmaskmovps(v, vmm_mask, a);
-            }
-            break;
-        case data_type::bf16:
-            if (full) {
-                vpmovzxwd(v, a);
-            } else {
-                load_words(x, a, n);
-                vpmovzxwd(v, x);
-            }
-            vpslld(v, v, 16);
-            break;
-        case data_type::f16:
-            if (full) {
-                vcvtph2ps(v, a);
-            } else {
-                load_words(x, a, n);
-                vcvtph2ps(v, x);
-            }
-            break;
-    }
-}
-
-// Nearest on staged 16-bit rows moves raw bits, zero-extended to dwords.
-template <cpu_isa isa>
-void jit_interp_kernel<isa>::load_u32(const Vmm &v, const Address &a, int64_t n) {
-    if (n == simd_w) {
-        vpmovzxwd(v, a);
-    } else {
-        load_words(Xmm(v.getIdx()), a, n);
-        vpmovzxwd(v, Xmm(v.getIdx()));
-    }
-}
-
-// f32 -> bf16 exactly as VCVTNEPS2BF16 (semantics.md): RNE by adding 0x7fff + lsb, then
-// NaN -> (x >> 16) | 0x40, and exponent 0 (zero or denormal) -> signed zero. Integer ops only,
-// so the result does not depend on MXCSR. Leaves 8 words in Xmm(vmm_a).
-template <cpu_isa isa>
-void jit_interp_kernel<isa>::cvt_to_bf16(const Vmm &x) {
-    const Vmm t1 = vmm_a, t2 = vmm_b, t3 = vmm_rw[0], t4 = vmm_rw[1];
-    vpsrld(t2, x, 16);
-    vpand(t1, t2, ptr[rip + l_const_one]);
-    vpaddd(t1, t1, ptr[rip + l_const_7fff]);
-    vpaddd(t1, t1, x);
-    vpsrld(t1, t1, 16);
-    vpor(t3, t2, ptr[rip + l_const_0040]);
-    vcmpunordps(t4, x, x);
-    vblendvps(t1, t1, t3, t4);
-    vpand(t3, t2, ptr[rip + l_const_8000]);
-    vpand(t4, x, ptr[rip + l_const_exp]);
-    vpxor(t2, t2, t2);
-    vpcmpeqd(t4, t4, t2);
-    vblendvps(t1, t1, t3, t4);
-    // Dwords hold values <= 0xffff, so unsigned saturation is exact; vpackusdw packs within
-    // 128-bit lanes, and vpermq brings qwords 0 and 2 together.
-    vpackusdw(t1, t1, t1);
-    vpermq(t1, t1, 0x08);
-}
-
-template <cpu_isa isa>
-void jit_interp_kernel<isa>::store_f32(const Address &a, const Vmm &v, int64_t n) {
-    const Xmm xa(vmm_a.getIdx());
-    const bool full = n == simd_w;
-    switch (conf_.dt) {
-        case data_type::f32:
-            if (full) {
-                vmovups(a, v);
-            } else {
-                load_tail_mask(vmm_mask, n);
-                vmaskmovps(a, vmm_mask, v);
-            }
-            break;
-        case data_type::bf16:
-            cvt_to_bf16(v);
-            if (full) vmovdqu(a, xa);
-            else store_words(a, xa, n);
-            break;
-        case data_type::f16:
-            // imm 0: round to nearest even from the immediate, never from MXCSR.RC.
-            if (full) {
-                vcvtps2ph(a, v, 0);
-            } else {
-                vcvtps2ph(xa, v, 0);
-                store_words(a, xa, n);
-            }
-            break;
-    }
-}
-
-template <cpu_isa isa>
-void jit_interp_kernel<isa>::store_u32_bits(const Address &a, const Vmm &v, int64_t n) {
-    if (conf_.esize == 4) {
-        if (n == simd_w) {
-            vmovups(a, v);
-        } else {
-            load_tail_mask(vmm_mask, n);
-            vmaskmovps(a, vmm_mask, v);
-        }
-        return;
-    }
-    const Xmm xa(vmm_a.getIdx());
-    vpackusdw(vmm_a, v, v);
-    vpermq(vmm_a, vmm_a, 0x08);
-    if (n == simd_w) vmovdqu(a, xa);
-    else store_words(a, xa, n);
-}
+jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf) : jit_io(kMaxCodeSize, simd_w), conf_(conf) {}
 
 // The H and D steps of the canonical order, on W results already in vmm_rw[] (k >= 2).
 // D tap 0's H result is kept in vmm_hd0; D tap 1's is formed in place in vmm_rw[0].
@@ -195,8 +46,8 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
                 const int t = d * c.nh + h;
                 const RegExp ea = t ? reg_p0 + reg_row[t] : RegExp(reg_p0);
                 const RegExp eb = t ? reg_p1 + reg_row[t] : RegExp(reg_p1);
-                load_f32(vmm_a, ptr[ea], n);
-                load_f32(vmm_b, ptr[eb], n);
+                load_f32(c.dt, vmm_a, ptr[ea], n);
+                load_f32(c.dt, vmm_b, ptr[eb], n);
                 const Vmm r = c.k == 1 ? vmm_hd0 : vmm_rw[h];
                 vmulps(r, vmm_w0, vmm_a);
                 vfmadd231ps(r, vmm_w1, vmm_b);
@@ -207,7 +58,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             vmulps(vmm_hd0, vmm_wd0, vmm_hd0);
             vfmadd231ps(vmm_hd0, vmm_wd1, vmm_rw[0]);
         }
-        store_f32(ptr[reg_dst], vmm_hd0, n);
+        store_f32(c.dt, ptr[reg_dst], vmm_hd0, n);
     };
     Label l_ow, l_c;
     mov(reg_ow, c.OW);
@@ -296,7 +147,7 @@ void jit_interp_kernel<isa>::gen_ncx_stage() {
         lea(reg_row[t], ptr[reg_scr + static_cast<int>(t * c.iw_pad * 4)]);
         mov(reg_tmp, reg_row[t]);
         auto one = [&](int64_t n) {
-            if (lin) load_f32(vmm_a, ptr[reg_src], n);
+            if (lin) load_f32(c.dt, vmm_a, ptr[reg_src], n);
             else load_u32(vmm_a, ptr[reg_src], n);
             vmovups(ptr[reg_tmp], vmm_a);
         };
@@ -345,7 +196,7 @@ void jit_interp_kernel<isa>::gen_ncx() {
         vmovdqu(vmm_idx0, ptr[reg_tab]);
         if (!lin) {
             gather(vmm_hd0, reg_row[0], vmm_idx0);
-            store_u32_bits(ptr[reg_dst], vmm_hd0, n);
+            store_u32_bits(c.esize, ptr[reg_dst], vmm_hd0, n);
             return;
         }
         vmovdqu(vmm_idx1, ptr[reg_tab + arr]);
@@ -366,7 +217,7 @@ void jit_interp_kernel<isa>::gen_ncx() {
             vmulps(vmm_hd0, vmm_wd0, vmm_hd0);
             vfmadd231ps(vmm_hd0, vmm_wd1, vmm_rw[0]);
         }
-        store_f32(ptr[reg_dst], vmm_hd0, n);
+        store_f32(c.dt, ptr[reg_dst], vmm_hd0, n);
     };
     if (c.ow_full > 0) {
         Label l_ow;
@@ -383,22 +234,6 @@ void jit_interp_kernel<isa>::gen_ncx() {
 }
 
 template <cpu_isa isa>
-void jit_interp_kernel<isa>::gen_constants() {
-    align(32);
-    L(l_const_tail);
-    for (int i = 0; i < 2 * simd_w; ++i) dd(i < simd_w ? 0xffffffffu : 0u);
-    auto splat = [&](Label &l, uint32_t v) {
-        L(l);
-        for (int i = 0; i < simd_w; ++i) dd(v);
-    };
-    splat(l_const_one, 0x1u);
-    splat(l_const_7fff, 0x7fffu);
-    splat(l_const_0040, 0x40u);
-    splat(l_const_8000, 0x8000u);
-    splat(l_const_exp, 0x7f800000u);
-}
-
-template <cpu_isa isa>
 void jit_interp_kernel<isa>::generate() {
     preamble();
     if (conf_.fmt == data_format::nxc) {
@@ -408,9 +243,7 @@ void jit_interp_kernel<isa>::generate() {
         gen_ncx();
     }
     postamble();
-    text_size_ = getSize();
-    gen_constants();
-    finalize();
+    finish_code();
 }
 
 // The tiers that have a generator in this build:

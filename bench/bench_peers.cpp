@@ -1,0 +1,187 @@
+// Same-process peer comparison: xinterp vs oneDNN's resampling (when built with libdnnl-dev)
+// vs a memcpy of the dst bytes (the roofline row). Runs alternate per repetition, so drift on
+// a shared VM hits every contender alike; per-case medians, ratios and geometric means.
+//
+//   bench_peers [--threads N] [--reps N] [--filter SUBSTR] [--dtype f32|bf16|f16|all] [--quick]
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cases.hpp"
+#include "xinterp/xinterp.hpp"
+#ifdef XINTERP_HAVE_DNNL
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+
+using namespace xinterp;
+using clk = std::chrono::steady_clock;
+
+namespace {
+
+// 64-byte aligned: oneDNN's kernels use aligned non-temporal stores on user buffers and fault
+// on the 16-byte alignment std::vector gives.
+struct abuf {
+    uint8_t *p;
+    size_t n;
+    explicit abuf(size_t bytes) : p(static_cast<uint8_t *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64))), n(bytes) {
+        std::memset(p, 0, n);
+    }
+    ~abuf() { std::free(p); }
+    abuf(const abuf &) = delete;
+    abuf &operator=(const abuf &) = delete;
+    uint8_t *data() { return p; }
+    size_t size() const { return n; }
+    uint8_t &operator[](size_t i) { return p[i]; }
+};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? NAN : v[v.size() / 2];
+}
+
+template <typename F>
+double time_us(F &&f) {
+    const auto t0 = clk::now();
+    f();
+    return std::chrono::duration<double, std::micro>(clk::now() - t0).count();
+}
+
+#ifdef XINTERP_HAVE_DNNL
+struct dnnl_peer {
+    dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+    dnnl::stream strm{eng};
+    dnnl::resampling_forward prim;
+    dnnl::memory src, dst;
+    bool ok = false;
+    std::string why;
+    dnnl_peer(const xbench::shape_case &c, bool ncx, bool linear, data_type dt, void *s, void *d) {
+        using tag = dnnl::memory::format_tag;
+        const int k = static_cast<int>(c.in.size());
+        const tag t = ncx ? (k == 1 ? tag::ncw : k == 2 ? tag::nchw : tag::ncdhw)
+                          : (k == 1 ? tag::nwc : k == 2 ? tag::nhwc : tag::ndhwc);
+        const auto ddt = dt == data_type::f32 ? dnnl::memory::data_type::f32
+                         : dt == data_type::bf16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f16;
+        dnnl::memory::dims sd{c.n, c.c}, dd{c.n, c.c};
+        sd.insert(sd.end(), c.in.begin(), c.in.end());
+        dd.insert(dd.end(), c.out.begin(), c.out.end());
+        try {
+            dnnl::memory::desc smd(sd, ddt, t), dmd(dd, ddt, t);
+            dnnl::resampling_forward::desc rd(dnnl::prop_kind::forward_inference,
+                                              linear ? dnnl::algorithm::resampling_linear : dnnl::algorithm::resampling_nearest, smd, dmd);
+            dnnl::resampling_forward::primitive_desc pd(rd, eng);
+            prim = dnnl::resampling_forward(pd);
+            src = dnnl::memory(smd, eng, s);
+            dst = dnnl::memory(dmd, eng, d);
+            why = pd.impl_info_str();
+            ok = true;
+        } catch (const dnnl::error &e) {
+            why = e.what();
+        }
+    }
+    void run() {
+        prim.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+        strm.wait();
+    }
+};
+#endif
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    int threads = 1, reps = 11;
+    std::string filter, dtype_sel = "all";
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+        if (a == "--threads") threads = std::stoi(next());
+        else if (a == "--reps") reps = std::stoi(next());
+        else if (a == "--filter") filter = next();
+        else if (a == "--dtype") dtype_sel = next();
+        else if (a == "--quick") reps = 5;
+        else {
+            std::fprintf(stderr, "usage: bench_peers [--threads N] [--reps N] [--filter S] [--dtype f32|bf16|f16|all] [--quick]\n");
+            return 2;
+        }
+    }
+    omp_set_num_threads(threads);
+#ifdef XINTERP_HAVE_DNNL
+    const bool have_dnnl = true;
+#else
+    const bool have_dnnl = false;
+    std::printf("# oneDNN peer: not built (libdnnl-dev was not found at configure time)\n");
+#endif
+    std::printf("# threads=%d reps=%d; times are per-case medians in microseconds; ratio = peer / xinterp\n", threads, reps);
+    std::printf("%-10s %-7s %-3s %-4s %10s %10s %7s %10s %7s %8s  %s\n", "case", "mode", "fmt", "dt", "xinterp", "onednn",
+                "ratio", "memcpy", "x/mcpy", "GB/s", "kernel");
+    std::map<std::string, std::vector<double>> logs;  // geomean groups
+    for (const auto &c : xbench::suite()) {
+        if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+        for (data_type dt : {data_type::f32, data_type::bf16, data_type::f16}) {
+            if (dtype_sel != "all" && dtype_sel != to_string(dt)) continue;
+            for (bool linear : {false, true})
+                for (bool ncx : {true, false}) {
+                    op_desc d;
+                    d.src_dims = xbench::layout_dims(ncx, c.n, c.c, c.in);
+                    d.dt = dt;
+                    d.mode = linear ? mode::linear : mode::nearest;
+                    d.format = ncx ? data_format::ncx : data_format::nxc;
+                    d.sizes = c.out;
+                    primitive_desc pd(d);
+                    primitive prim(pd);
+                    abuf src(pd.src_bytes()), dst(pd.dst_bytes()), dst2(pd.dst_bytes()), msrc(pd.dst_bytes());
+                    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 7 + 3) & 0x3f;  // finite values
+                    std::vector<double> tx, td, tm;
+#ifdef XINTERP_HAVE_DNNL
+                    dnnl_peer peer(c, ncx, linear, dt, src.data(), dst2.data());
+#endif
+                    prim.execute(src.data(), dst.data());  // warm up everything once
+                    std::memcpy(dst2.data(), msrc.data(), dst2.size());
+                    for (int r = 0; r < reps; ++r) {
+                        tx.push_back(time_us([&] { prim.execute(src.data(), dst.data()); }));
+#ifdef XINTERP_HAVE_DNNL
+                        if (peer.ok) td.push_back(time_us([&] { peer.run(); }));
+#endif
+                        tm.push_back(time_us([&] {
+                            if (threads == 1) {
+                                std::memcpy(dst2.data(), msrc.data(), dst2.size());
+                            } else {
+#pragma omp parallel num_threads(threads)
+                                {
+                                    const size_t n = dst2.size(), per = (n + threads - 1) / threads;
+                                    const size_t b = std::min(n, per * omp_get_thread_num()), e = std::min(n, b + per);
+                                    std::memcpy(dst2.data() + b, msrc.data() + b, e - b);
+                                }
+                            }
+                        }));
+                    }
+                    const double mx = median(tx), md = median(td), mm = median(tm);
+                    const double gbs = (pd.src_bytes() + pd.dst_bytes()) / (mx * 1e3);
+                    std::printf("%-10s %-7s %-3s %-4s %10.1f %10s %7s %10.1f %7.2f %8.2f  %s\n", c.name.c_str(),
+                                linear ? "linear" : "nearest", ncx ? "NCX" : "NXC", to_string(dt), mx,
+                                td.empty() ? "-" : std::to_string(static_cast<int64_t>(md)).c_str(),
+                                td.empty() ? "-" : (std::to_string(md / mx).substr(0, 5)).c_str(), mm, mx / mm, gbs,
+                                pd.kernel_name().c_str());
+                    std::fflush(stdout);
+                    if (!td.empty()) {
+                        logs["all"].push_back(std::log(md / mx));
+                        if (linear && ncx) logs["ncx_linear"].push_back(std::log(md / mx));
+                    }
+                }
+        }
+    }
+    for (const auto &[k, v] : logs) {
+        double s = 0, mn = 1e30;
+        for (double x : v) s += x, mn = std::min(mn, std::exp(x));
+        std::printf("# geomean oneDNN/xinterp [%s]: %.2fx over %zu cases (min %.2fx)\n", k.c_str(), std::exp(s / v.size()), v.size(), mn);
+    }
+    (void)have_dnnl;
+    return 0;
+}

@@ -1,0 +1,42 @@
+// The characteristic shape suite (issue: Performance): real-model shapes plus the tails and
+// odd ratios benchdnn uses. Spatial dims only; each runs x {nearest, linear} x {NCX, NXC} x dtype.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xbench {
+
+struct shape_case {
+    std::string name;
+    int64_t n, c;
+    std::vector<int64_t> in, out;  // spatial
+    bool large;                    // counted in the "large cases" thread-scaling goal
+};
+
+inline const std::vector<shape_case> &suite() {
+    static const std::vector<shape_case> s = {
+        {"fpn_2x", 1, 256, {32, 32}, {64, 64}, false},
+        {"yolo_2x", 1, 128, {40, 40}, {80, 80}, false},
+        {"img_down", 1, 3, {1080, 1920}, {224, 224}, true},
+        {"img_up", 1, 3, {224, 224}, {512, 512}, true},
+        {"seg_8x", 1, 21, {64, 64}, {512, 512}, true},
+        {"vol_2x", 1, 32, {16, 64, 64}, {32, 128, 128}, true},
+        {"c17", 1, 17, {33, 33}, {65, 65}, false},
+        {"c23", 1, 23, {31, 29}, {47, 61}, false},
+        {"r525to5", 1, 16, {525, 525}, {5, 5}, false},
+        {"r15to73", 1, 16, {15, 15}, {73, 73}, false},
+        {"odd3d", 1, 5, {7, 9, 11}, {13, 5, 17}, false},
+    };
+    return s;
+}
+
+inline std::vector<int64_t> layout_dims(bool ncx, int64_t n, int64_t c, const std::vector<int64_t> &sp) {
+    std::vector<int64_t> v{n};
+    if (ncx) v.push_back(c);
+    v.insert(v.end(), sp.begin(), sp.end());
+    if (!ncx) v.push_back(c);
+    return v;
+}
+
+}  // namespace xbench

@@ -1,0 +1,187 @@
+#include "jit_io.hpp"
+
+namespace xinterp {
+
+using namespace Xbyak;
+
+// Tail masks come from one 2*simd_w-dword table (simd_w ones, then simd_w zeros): loading at
+// dword (simd_w - n) gives n leading ones, so any tail length costs one load and no branch.
+template <typename Vmm>
+void jit_io::load_tail_mask(const Vmm &m, int64_t lanes) {
+    vmovups(m, ptr[rip + l_const_tail + static_cast<int>((simd_w_ - lanes) * 4)]);
+}
+
+// n (< simd_w) 16-bit elements into the low words of x, with exact-size moves: whole dword
+// pairs through vpmaskmovd (masked lanes are neither read nor faulted), the odd one by vpinsrw.
+void jit_io::load_words(const Xmm &x, const Address &a, int64_t n) {
+    const RegExp e = a.getRegExp();
+    if (n >= 2) {
+        load_tail_mask(Xbyak::Ymm(kMask), n / 2);
+        vpmaskmovd(x, Xmm(kMask), ptr[e]);
+    } else {
+        vpxor(x, x, x);
+    }
+    if (n & 1) vpinsrw(x, x, ptr[e + static_cast<int>((n - 1) * 2)], static_cast<int>(n - 1));
+}
+
+void jit_io::store_words(const Address &a, const Xmm &x, int64_t n) {
+    const RegExp e = a.getRegExp();
+    if (n >= 2) {
+        load_tail_mask(Xbyak::Ymm(kMask), n / 2);
+        vpmaskmovd(ptr[e], Xmm(kMask), x);
+    }
+    if (n & 1) vpextrw(ptr[e + static_cast<int>((n - 1) * 2)], x, static_cast<int>(n - 1));
+}
+
+// bf16/f16 widen exactly: bf16 is the top half of an f32, f16 goes through F16C.
+template <typename Vmm>
+void jit_io::load_f32(data_type dt, const Vmm &v, const Address &a, int64_t n) {
+    const Xmm x(v.getIdx());
+    const bool full = n == simd_w_;
+    const Vmm vmm_mask(kMask);
+    switch (dt) {
+        case data_type::f32:
+            if (full) {
+                vmovups(v, a);
+            } else {
+                load_tail_mask(vmm_mask, n);
+                vmaskmovps(v, vmm_mask, a);
+            }
+            break;
+        case data_type::bf16:
+            if (full) {
+                vpmovzxwd(v, a);
+            } else {
+                load_words(x, a, n);
+                vpmovzxwd(v, x);
+            }
+            vpslld(v, v, 16);
+            break;
+        case data_type::f16:
+            if (full) {
+                vcvtph2ps(v, a);
+            } else {
+                load_words(x, a, n);
+                vcvtph2ps(v, x);
+            }
+            break;
+    }
+}
+
+template <typename Vmm>
+void jit_io::load_u32(const Vmm &v, const Address &a, int64_t n) {
+    if (n == simd_w_) {
+        vpmovzxwd(v, a);
+    } else {
+        load_words(Xmm(v.getIdx()), a, n);
+        vpmovzxwd(v, Xmm(v.getIdx()));
+    }
+}
+
+// f32 -> bf16 exactly as VCVTNEPS2BF16 (semantics.md): RNE by adding 0x7fff + lsb, then
+// NaN -> (x >> 16) | 0x40, and exponent 0 (zero or denormal) -> signed zero. Integer ops only,
+// so the result does not depend on MXCSR. Leaves 8 words in Xmm(vmm_t0).
+template <typename Vmm>
+void jit_io::cvt_to_bf16(const Vmm &x) {
+    const Vmm t1(kT0), t2(kT1), t3(kT2), t4(kT3);
+    vpsrld(t2, x, 16);
+    vpand(t1, t2, ptr[rip + l_const_one]);
+    vpaddd(t1, t1, ptr[rip + l_const_7fff]);
+    vpaddd(t1, t1, x);
+    vpsrld(t1, t1, 16);
+    vpor(t3, t2, ptr[rip + l_const_0040]);
+    vcmpunordps(t4, x, x);
+    vblendvps(t1, t1, t3, t4);
+    vpand(t3, t2, ptr[rip + l_const_8000]);
+    vpand(t4, x, ptr[rip + l_const_exp]);
+    vpxor(t2, t2, t2);
+    vpcmpeqd(t4, t4, t2);
+    vblendvps(t1, t1, t3, t4);
+    // Dwords hold values <= 0xffff, so unsigned saturation is exact; vpackusdw packs within
+    // 128-bit lanes, and vpermq brings qwords 0 and 2 together.
+    vpackusdw(t1, t1, t1);
+    vpermq(t1, t1, 0x08);
+}
+
+template <typename Vmm>
+void jit_io::store_f32(data_type dt, const Address &a, const Vmm &v, int64_t n, bool nt) {
+    const Xmm xt(kT0);
+    const bool full = n == simd_w_;
+    const Vmm vmm_mask(kMask);
+    switch (dt) {
+        case data_type::f32:
+            if (full) {
+                if (nt) vmovntps(a, v);
+                else vmovups(a, v);
+            } else {
+                load_tail_mask(vmm_mask, n);
+                vmaskmovps(a, vmm_mask, v);
+            }
+            break;
+        case data_type::bf16:
+            cvt_to_bf16(v);
+            if (full) {
+                if (nt) vmovntdq(a, xt);
+                else vmovdqu(a, xt);
+            } else {
+                store_words(a, xt, n);
+            }
+            break;
+        case data_type::f16:
+            // imm 0: round to nearest even from the immediate, never from MXCSR.RC.
+            if (full && !nt) {
+                vcvtps2ph(a, v, 0);
+            } else {
+                vcvtps2ph(xt, v, 0);
+                if (full) vmovntdq(a, xt);
+                else store_words(a, xt, n);
+            }
+            break;
+    }
+}
+
+template <typename Vmm>
+void jit_io::store_u32_bits(int esize, const Address &a, const Vmm &v, int64_t n) {
+    const Vmm vmm_mask(kMask), vmm_t0(kT0);
+    if (esize == 4) {
+        if (n == simd_w_) {
+            vmovups(a, v);
+        } else {
+            load_tail_mask(vmm_mask, n);
+            vmaskmovps(a, vmm_mask, v);
+        }
+        return;
+    }
+    const Xmm xt(kT0);
+    vpackusdw(vmm_t0, v, v);
+    vpermq(vmm_t0, vmm_t0, 0x08);
+    if (n == simd_w_) vmovdqu(a, xt);
+    else store_words(a, xt, n);
+}
+
+void jit_io::finish_code() {
+    text_size_ = getSize();
+    align(32);
+    L(l_const_tail);
+    for (int i = 0; i < 2 * simd_w_; ++i) dd(i < simd_w_ ? 0xffffffffu : 0u);
+    auto splat = [&](Label &l, uint32_t v) {
+        L(l);
+        for (int i = 0; i < simd_w_; ++i) dd(v);
+    };
+    splat(l_const_one, 0x1u);
+    splat(l_const_7fff, 0x7fffu);
+    splat(l_const_0040, 0x40u);
+    splat(l_const_8000, 0x8000u);
+    splat(l_const_exp, 0x7f800000u);
+    finalize();
+}
+
+// The register types the ISAs of this build use.
+template void jit_io::load_tail_mask(const Ymm &, int64_t);
+template void jit_io::load_f32(data_type, const Ymm &, const Address &, int64_t);
+template void jit_io::load_u32(const Ymm &, const Address &, int64_t);
+template void jit_io::store_f32(data_type, const Address &, const Ymm &, int64_t, bool);
+template void jit_io::store_u32_bits(int, const Address &, const Ymm &, int64_t);
+template void jit_io::cvt_to_bf16(const Ymm &);
+
+}  // namespace xinterp

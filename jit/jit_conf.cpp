@@ -1,5 +1,9 @@
 #include "jit_conf.hpp"
 
+#include <algorithm>
+
+#include "../src/numeric.hpp"
+
 namespace xinterp {
 
 jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
@@ -45,11 +49,33 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.ow_full = c.OW / w;
         c.ow_tail = c.OW % w;
         c.ow_pad = (c.OW + w - 1) / w * w;
-        c.stage = c.esize == 2;
+        c.ow_vecs = c.ow_pad / w;
         c.iw_full = c.IW / w;
         c.iw_tail = c.IW % w;
         c.iw_pad = (c.IW + w - 1) / w * w;
-        c.scratch_bytes = c.stage ? c.n_taps * c.iw_pad * 4 : 0;
+        // The window path needs each vector's i0 (and i1) within simd_w consecutive elements.
+        c.window = c.IW >= w;
+        for (int64_t v = 0; v < c.ow_vecs && c.window; ++v) {
+            int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {-1, -1};
+            for (int64_t o = v * w; o < std::min(c.OW, (v + 1) * w); ++o) {
+                int64_t ix[2];
+                if (lin) {
+                    const linear_tap t = linear_coord(o, c.IW, c.OW, p.ctm);
+                    ix[0] = t.i0, ix[1] = t.i1;
+                } else {
+                    ix[0] = ix[1] = nearest_index(o, c.IW, c.OW, p.ctm);
+                }
+                for (int i = 0; i < 2; ++i) lo[i] = std::min(lo[i], ix[i]), hi[i] = std::max(hi[i], ix[i]);
+            }
+            c.window = hi[0] - lo[0] < w && hi[1] - lo[1] < w;
+        }
+        c.stage = !c.window && c.esize == 2;
+        // Record: a simd_w*4-byte header (window bases), then index vectors and weights.
+        c.rec_bytes = static_cast<int>(w * 4 * (lin ? 5 : 2));
+        c.n_slots = lin ? 2 * c.nd : 0;
+        const int64_t stage_bytes = c.stage ? c.iw_pad * 4 : 0;
+        const int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 ? 2 : 0)) * c.ow_pad * 4 : 0;
+        c.scratch_bytes = stage_bytes + rows_bytes;
         c.rows = p.n * p.c * p.out[0] * p.out[1];
         c.src_row_bytes = c.IW * c.esize;
         c.dst_row_bytes = c.OW * c.esize;

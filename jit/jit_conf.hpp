@@ -29,12 +29,20 @@ struct jit_conf {
     int64_t c_full = 0, c_tail = 0, c_bytes = 0;
     int wtab_stride = 0;  // bytes per ow record in the NXC W table
 
-    // NCX: one call writes OW contiguous outputs (ow_full vectors + ow_tail lanes). Outputs are
-    // gathered along W; 16-bit src rows are first staged to 32-bit lanes in scratch (iw_full
-    // vectors + iw_tail lanes each), so no gather ever reads outside the row.
-    int64_t ow_full = 0, ow_tail = 0, ow_pad = 0;  // ow_pad: table length, a multiple of simd_w
+    // NCX runs as separable passes (jit_ncx_kernels.hpp). The W pass turns one src row into OW
+    // outputs, ow_full vectors + ow_tail lanes, reading one table record per vector:
+    // - window: every vector's taps lie in simd_w consecutive src elements, so one load and a
+    //   vpermps (vpshufb for 16-bit nearest) replace the gather; needs IW >= simd_w;
+    // - otherwise gathers; 16-bit rows are first staged to 32-bit lanes in scratch (iw_full
+    //   vectors + iw_tail lanes), so no gather reads outside the row.
+    // Linear passes write f32 rows (ow_pad lanes) to per-thread scratch; a vertical blend
+    // combines two rows per H (and D) step, in the canonical order.
+    int64_t ow_full = 0, ow_tail = 0, ow_pad = 0, ow_vecs = 0;
     int64_t iw_full = 0, iw_tail = 0, iw_pad = 0;
+    bool window = false;
     bool stage = false;
+    int rec_bytes = 0;          // bytes per W-table record (one per output vector)
+    int n_slots = 0;            // cached W-pass rows per thread (linear)
     int64_t scratch_bytes = 0;  // per thread
 
     int64_t rows = 0;                  // kernel calls per execution
@@ -44,6 +52,16 @@ struct jit_conf {
 jit_conf make_jit_conf(const problem &p, cpu_isa isa);
 
 // One ABI struct for every interpolation kernel; the generator reads it with offsetof.
+// The NCX pass kernels' ABI (W pass and vertical blend), read with offsetof.
+struct jit_pass_args {
+    const void *src;    // W pass: the src row; blend: row a (f32)
+    const void *src_b;  // blend: row b (f32)
+    void *dst;          // the output row (f32 scratch, or dst in its dtype)
+    const void *tab;    // W pass: the W table
+    void *scratch;      // W pass: staging row (16-bit gather path)
+    float w0, w1;       // blend weights
+};
+
 struct jit_args {
     const void *src[4];  // src rows; linear taps in (d, h) order: d0h0, d0h1, d1h0, d1h1
     void *dst;           // the dst row

@@ -135,113 +135,11 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
     }
 }
 
-// 16-bit NCX rows are widened once per call into scratch (f32 for linear, zero-extended bits
-// for nearest, padded to iw_pad lanes) with exact-size loads; gathers then read only scratch.
-template <cpu_isa isa>
-void jit_interp_kernel<isa>::gen_ncx_stage() {
-    const jit_conf &c = conf_;
-    const bool lin = c.algorithm == alg::linear;
-    mov(reg_scr, ARG(scratch));
-    for (int t = 0; t < c.n_taps; ++t) {
-        mov(reg_src, reg_row[t]);
-        lea(reg_row[t], ptr[reg_scr + static_cast<int>(t * c.iw_pad * 4)]);
-        mov(reg_tmp, reg_row[t]);
-        auto one = [&](int64_t n) {
-            if (lin) load_f32(c.dt, vmm_a, ptr[reg_src], n);
-            else load_u32(vmm_a, ptr[reg_src], n);
-            vmovups(ptr[reg_tmp], vmm_a);
-        };
-        if (c.iw_full > 0) {
-            Label l_iw;
-            mov(reg_cnt, c.iw_full);
-            L(l_iw); {
-                one(simd_w);
-                add(reg_src, simd_w * c.esize);
-                add(reg_tmp, simd_w * 4);
-                dec(reg_cnt);
-                jnz(l_iw, T_NEAR);
-            }
-        }
-        if (c.iw_tail > 0) one(c.iw_tail);
-    }
-}
-
-// NCX: vectorised across ow. Index and weight vectors come from the W table; each tap is a
-// gather from its row. The padding lanes of a tail index element 0, so every gathered address
-// is inside the row; only the store is masked.
-template <cpu_isa isa>
-void jit_interp_kernel<isa>::gen_ncx() {
-    const jit_conf &c = conf_;
-    const bool lin = c.algorithm == alg::linear;
-    const int arr = static_cast<int>(c.ow_pad * 4);  // bytes between the table's arrays
-    mov(reg_dst, ARG(dst));
-    mov(reg_tab, ARG(wtab));
-    for (int t = 0; t < c.n_taps; ++t)
-        mov(reg_row[t], ptr[reg_args + static_cast<int>(offsetof(jit_args, src) + 8 * t)]);
-    if (c.stage) gen_ncx_stage();
-    if (c.nh == 2) {
-        vbroadcastss(vmm_wh0, ARG(wh[0]));
-        vbroadcastss(vmm_wh1, ARG(wh[1]));
-    }
-    if (c.nd == 2) {
-        vbroadcastss(vmm_wd0, ARG(wd[0]));
-        vbroadcastss(vmm_wd1, ARG(wd[1]));
-    }
-    auto gather = [&](const Vmm &v, const Reg64 &row, const Vmm &idx) {
-        vpcmpeqd(vmm_mask, vmm_mask, vmm_mask);  // the gather clears its mask
-        if (lin) vgatherdps(v, ptr[row + idx * 4], vmm_mask);
-        else vpgatherdd(v, ptr[row + idx * 4], vmm_mask);
-    };
-    auto compute = [&](int64_t n) {
-        vmovdqu(vmm_idx0, ptr[reg_tab]);
-        if (!lin) {
-            gather(vmm_hd0, reg_row[0], vmm_idx0);
-            store_u32_bits(c.esize, ptr[reg_dst], vmm_hd0, n);
-            return;
-        }
-        vmovdqu(vmm_idx1, ptr[reg_tab + arr]);
-        vmovups(vmm_w0, ptr[reg_tab + 2 * arr]);
-        vmovups(vmm_w1, ptr[reg_tab + 3 * arr]);
-        for (int d = 0; d < c.nd; ++d) {
-            for (int h = 0; h < c.nh; ++h) {
-                const int t = d * c.nh + h;
-                gather(vmm_a, reg_row[t], vmm_idx0);
-                gather(vmm_b, reg_row[t], vmm_idx1);
-                const Vmm r = c.k == 1 ? vmm_hd0 : vmm_rw[h];
-                vmulps(r, vmm_w0, vmm_a);
-                vfmadd231ps(r, vmm_w1, vmm_b);
-            }
-            if (c.nh == 2) combine_taps(d == 0 ? vmm_hd0 : vmm_rw[0]);
-        }
-        if (c.nd == 2) {
-            vmulps(vmm_hd0, vmm_wd0, vmm_hd0);
-            vfmadd231ps(vmm_hd0, vmm_wd1, vmm_rw[0]);
-        }
-        store_f32(c.dt, ptr[reg_dst], vmm_hd0, n);
-    };
-    if (c.ow_full > 0) {
-        Label l_ow;
-        mov(reg_ow, c.ow_full);
-        L(l_ow); {
-            compute(simd_w);
-            add(reg_tab, simd_w * 4);
-            add(reg_dst, simd_w * c.esize);
-            dec(reg_ow);
-            jnz(l_ow, T_NEAR);
-        }
-    }
-    if (c.ow_tail > 0) compute(c.ow_tail);
-}
-
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::generate() {
     preamble();
-    if (conf_.fmt == data_format::nxc) {
-        if (conf_.algorithm == alg::linear) gen_nxc_linear();
-        else gen_nxc_nearest();
-    } else {
-        gen_ncx();
-    }
+    if (conf_.algorithm == alg::linear) gen_nxc_linear();
+    else gen_nxc_nearest();
     postamble();
     finish_code();
 }

@@ -1,4 +1,4 @@
-// The interpolation kernel generator: one output row per call (see jit_conf.hpp for the split).
+// The NXC row kernel: one output row (OW pixels x C channels) per call, vectorised across C.
 #pragma once
 #include "jit_conf.hpp"
 #include "jit_io.hpp"
@@ -29,8 +29,6 @@ private:
     const Xbyak::Reg64 reg_row[4] = {r10, r11, r12, r13};
     // NXC linear keeps row 0 as a base and rows 1..3 as byte deltas from it, so each tap's
     // address is [reg_p + reg_row[t]] and the channel loop only advances p0 and p1.
-    const Xbyak::Reg64 reg_src = r14;  // NCX staging: the row being converted
-    const Xbyak::Reg64 reg_scr = r15;  // NCX staging: where it goes
 
     const Vmm vmm_w0 = Vmm(0), vmm_w1 = Vmm(1);    // W weights
     const Vmm vmm_wh0 = Vmm(2), vmm_wh1 = Vmm(3);  // H weights
@@ -40,15 +38,12 @@ private:
     const Vmm vmm_a = Vmm(kT0), vmm_b = Vmm(kT1);
     const Vmm vmm_rw[2] = {Vmm(kT2), Vmm(kT3)};
     const Vmm vmm_hd0 = Vmm(11);                   // H result of D tap 0, then the final result
-    const Vmm vmm_idx0 = Vmm(12), vmm_idx1 = Vmm(13);  // NCX gather indices
     const Vmm vmm_mask = Vmm(kMask);               // gather mask, or a tail mask, never both
 
     void combine_taps(const Vmm &out);  // vmm_rw / vmm_hd0 -> H and D steps -> out
 
     void gen_nxc_linear();
     void gen_nxc_nearest();
-    void gen_ncx();
-    void gen_ncx_stage();
 };
 
 }  // namespace xinterp

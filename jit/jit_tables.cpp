@@ -1,5 +1,6 @@
 #include "jit_tables.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace xinterp {
@@ -44,17 +45,42 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             }
         }
     } else {
-        const size_t n = static_cast<size_t>(c.ow_pad);
-        t.wtab.assign((lin ? 4 : 1) * n * 4, 0);  // zero padding: index 0, weight 0
-        for (int64_t o = 0; o < c.OW; ++o) {
-            const size_t at = static_cast<size_t>(o) * 4;
-            if (lin) {
-                put<int32_t>(t.wtab, at, static_cast<int32_t>(w.lin[o].i0));
-                put<int32_t>(t.wtab, at + n * 4, static_cast<int32_t>(w.lin[o].i1));
-                put<float>(t.wtab, at + 2 * n * 4, w.lin[o].w0);
-                put<float>(t.wtab, at + 3 * n * 4, w.lin[o].w1);
-            } else {
-                put<int32_t>(t.wtab, at, static_cast<int32_t>(w.nearest[o]));
+        const int64_t sw = c.simd_w;
+        const size_t V = static_cast<size_t>(sw) * 4;
+        t.wtab.assign(static_cast<size_t>(c.ow_vecs * c.rec_bytes), 0);
+        for (int64_t v = 0; v < c.ow_vecs; ++v) {
+            const size_t rec = static_cast<size_t>(v * c.rec_bytes);
+            const int64_t first = v * sw, last = std::min(c.OW, first + sw);
+            // Window bases: the lowest tap of the vector, moved left so the window stays in the row.
+            int64_t base[2] = {0, 0};
+            if (c.window) {
+                int64_t lo[2] = {c.IW, c.IW};
+                for (int64_t o = first; o < last; ++o) {
+                    lo[0] = std::min(lo[0], lin ? w.lin[o].i0 : w.nearest[o]);
+                    lo[1] = std::min(lo[1], lin ? w.lin[o].i1 : w.nearest[o]);
+                }
+                for (int i = 0; i < 2; ++i) base[i] = std::min(lo[i], c.IW - sw);
+                put<int32_t>(t.wtab, rec, static_cast<int32_t>(base[0]));
+                put<int32_t>(t.wtab, rec + 4, static_cast<int32_t>(base[1]));
+            }
+            for (int64_t l = 0; l < sw; ++l) {
+                const int64_t o = first + l;
+                const bool real = o < last;
+                if (lin) {
+                    const int64_t i0 = real ? w.lin[o].i0 : base[0], i1 = real ? w.lin[o].i1 : base[1];
+                    put<int32_t>(t.wtab, rec + V + 4 * l, static_cast<int32_t>(i0 - base[0]));
+                    put<int32_t>(t.wtab, rec + 2 * V + 4 * l, static_cast<int32_t>(i1 - base[1]));
+                    put<float>(t.wtab, rec + 3 * V + 4 * l, real ? w.lin[o].w0 : 0.f);
+                    put<float>(t.wtab, rec + 4 * V + 4 * l, real ? w.lin[o].w1 : 0.f);
+                } else {
+                    const int64_t i = (real ? w.nearest[o] : base[0]) - base[0];
+                    if (c.window && c.esize == 2) {  // vpshufb control: two bytes per lane
+                        t.wtab[rec + V + 2 * l] = static_cast<uint8_t>(2 * i);
+                        t.wtab[rec + V + 2 * l + 1] = static_cast<uint8_t>(2 * i + 1);
+                    } else {
+                        put<int32_t>(t.wtab, rec + V + 4 * l, static_cast<int32_t>(i));
+                    }
+                }
             }
         }
     }

@@ -1,17 +1,14 @@
 #include "kernel.hpp"
 
-#include <omp.h>
-
 #include <atomic>
 #include <cstdio>
 #include <new>
-#include <vector>
+
+#include <xbyak/xbyak.h>
 
 #include "../jit/jit_conf.hpp"
-#include "../jit/jit_interp_kernel.hpp"
-#include "../jit/jit_tables.hpp"
 #include "dump.hpp"
-#include "numeric.hpp"
+#include "jit_drivers.hpp"
 #include "reference.hpp"
 #include "verbose.hpp"
 
@@ -24,73 +21,6 @@ class reference_kernel : public kernel {
 public:
     using kernel::kernel;
     void execute(const void *src, void *dst) const override { reference_execute(prob(), src, dst); }
-};
-
-// Drives the generated row kernel: picks src rows and H/D weights per output row from the
-// per-axis tables, and splits rows statically over OpenMP threads. Each output row is written
-// by exactly one call whatever the split, so the thread count never changes a bit.
-class jit_kernel : public kernel {
-public:
-    jit_kernel(const problem &p, cpu_isa isa) : kernel(p, isa), conf_(make_jit_conf(p, isa)) {
-        if (!conf_.ok) throw error(status::unimplemented, "jit: " + conf_.why_not);
-        tables_ = make_jit_tables(p, conf_);
-        gen_ = std::make_unique<jit_interp_kernel<cpu_isa::avx2>>(conf_);
-        gen_->generate();
-        fn_ = gen_->fn();
-    }
-    const uint8_t *code() const override { return gen_->getCode(); }
-    size_t code_size() const override { return gen_->getSize(); }
-    size_t text_size() const override { return gen_->text_size(); }
-
-    void execute(const void *src, void *dst) const override {
-        const problem &p = prob();
-        if (p.empty()) return;
-        const int64_t rows = conf_.rows;
-        // Threads only pay off past ~64 KiB of traffic; below that one thread does it all.
-        const bool par = rows > 1 && (p.src_bytes + p.dst_bytes) > (64u << 10);
-        const int nthr = par ? omp_get_max_threads() : 1;
-#pragma omp parallel num_threads(nthr)
-        {
-            mxcsr_guard guard;
-            std::vector<uint8_t> scratch(static_cast<size_t>(conf_.scratch_bytes));
-            jit_args a{};
-            a.wtab = tables_.wtab.data();
-            a.scratch = scratch.data();
-#pragma omp for schedule(static)
-            for (int64_t r = 0; r < rows; ++r) {
-                set_row(a, r, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst));
-                fn_(&a);
-            }
-        }
-    }
-
-private:
-    jit_conf conf_;
-    jit_tables tables_;
-    std::unique_ptr<jit_interp_kernel<cpu_isa::avx2>> gen_;
-    jit_interp_kernel<cpu_isa::avx2>::fn_t fn_ = nullptr;
-
-    void set_row(jit_args &a, int64_t r, const uint8_t *src, uint8_t *dst) const {
-        const problem &p = prob();
-        const int64_t oh = r % p.out[1];
-        const int64_t od = (r / p.out[1]) % p.out[0];
-        const int64_t plane = r / (p.out[1] * p.out[0]);  // n (NXC) or n * C + c (NCX)
-        const uint8_t *base = src + plane * p.in[0] * p.in[1] * conf_.src_row_bytes;
-        a.dst = dst + r * conf_.dst_row_bytes;
-        auto row = [&](int64_t id, int64_t ih) { return base + (id * p.in[1] + ih) * conf_.src_row_bytes; };
-        if (p.algorithm == alg::nearest) {
-            a.src[0] = row(tables_.d.nearest[od], tables_.h.nearest[oh]);
-            return;
-        }
-        const linear_tap &td = tables_.d.lin[od], &th = tables_.h.lin[oh];
-        const int64_t ids[2] = {td.i0, td.i1}, ihs[2] = {th.i0, th.i1};
-        for (int d = 0; d < conf_.nd; ++d)
-            for (int h = 0; h < conf_.nh; ++h) a.src[d * conf_.nh + h] = row(ids[d], ihs[h]);
-        a.wh[0] = th.w0;
-        a.wh[1] = th.w1;
-        a.wd[0] = td.w0;
-        a.wd[1] = td.w1;
-    }
 };
 
 }  // namespace
@@ -122,7 +52,7 @@ std::shared_ptr<const kernel> create_kernel(const problem &p, cpu_isa isa) {
         if (isa == cpu_isa::none)
             k = std::make_shared<reference_kernel>(p, isa);
         else
-            k = std::make_shared<jit_kernel>(p, isa);
+            k = make_jit_kernel(p, isa);
     } catch (const error &) {
         throw;
     } catch (const std::bad_alloc &) {

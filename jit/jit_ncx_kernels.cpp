@@ -1,0 +1,168 @@
+#include "jit_ncx_kernels.hpp"
+
+#include <cstddef>
+
+namespace xinterp {
+
+using namespace Xbyak;
+
+namespace {
+constexpr size_t kMaxCodeSize = 8 * 1024;
+#define PARG(field) ptr[reg_args + static_cast<int>(offsetof(jit_pass_args, field))]
+}  // namespace
+
+template <cpu_isa isa>
+jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out)
+    : jit_io(kMaxCodeSize, simd_w), conf_(conf), final_(final_out) {}
+
+// Gather path, 16-bit: widen the row once into scratch (f32 for linear, zero-extended bits for
+// nearest), with exact-size loads; the gathers then read only scratch.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::stage_row() {
+    const jit_conf &c = conf_;
+    const bool lin = c.algorithm == alg::linear;
+    mov(reg_scr, PARG(scratch));
+    mov(reg_tmp, reg_scr);
+    mov(reg_ba, reg_src);
+    auto one = [&](int64_t n) {
+        if (lin) load_f32(c.dt, vmm_a, ptr[reg_ba], n);
+        else load_u32(vmm_a, ptr[reg_ba], n);
+        vmovups(ptr[reg_tmp], vmm_a);
+    };
+    if (c.iw_full > 0) {
+        Label l_iw;
+        mov(reg_cnt, c.iw_full);
+        L(l_iw); {
+            one(simd_w);
+            add(reg_ba, simd_w * c.esize);
+            add(reg_tmp, simd_w * 4);
+            dec(reg_cnt);
+            jnz(l_iw, T_NEAR);
+        }
+    }
+    if (c.iw_tail > 0) one(c.iw_tail);
+    mov(reg_src, reg_scr);  // gathers read the staged row from here on
+}
+
+// One output vector (n real lanes) from one W-table record.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::vector(int64_t n) {
+    const jit_conf &c = conf_;
+    const bool lin = c.algorithm == alg::linear;
+    const int V = simd_w * 4;
+    // Where a gathered element sits: the staged 32-bit row, or the f32 src row itself.
+    auto gather = [&](const Vmm &v, int idx_off, bool as_float) {
+        vmovdqu(vmm_idx, ptr[reg_tab + idx_off]);
+        vpcmpeqd(vmm_mask, vmm_mask, vmm_mask);  // the gather clears its mask
+        if (as_float) vgatherdps(v, ptr[reg_src + vmm_idx * 4], vmm_mask);
+        else vpgatherdd(v, ptr[reg_src + vmm_idx * 4], vmm_mask);
+    };
+    if (!lin) {
+        if (c.window && c.esize == 2) {
+            // Eight 16-bit lanes from one 16-byte window: vpshufb picks the words.
+            const Xmm xa(vmm_a.getIdx());
+            movsxd(reg_ba, dword[reg_tab]);
+            vmovdqu(xa, ptr[reg_src + reg_ba * 2]);
+            vpshufb(xa, xa, ptr[reg_tab + V]);
+            if (n == simd_w) vmovdqu(ptr[reg_dst], xa);
+            else store_words(ptr[reg_dst], xa, n);
+            return;
+        }
+        if (c.window) {
+            movsxd(reg_ba, dword[reg_tab]);
+            vmovdqu(vmm_idx, ptr[reg_tab + V]);
+            vpermd(vmm_a, vmm_idx, ptr[reg_src + reg_ba * 4]);
+        } else {
+            gather(vmm_a, V, false);
+        }
+        store_u32_bits(c.esize, ptr[reg_dst], vmm_a, n);
+        return;
+    }
+    if (c.window) {
+        // Each tap set lies in simd_w consecutive elements: one load and one vpermps apiece.
+        movsxd(reg_ba, dword[reg_tab]);
+        movsxd(reg_bb, dword[reg_tab + 4]);
+        const int esz = c.esize;
+        load_f32(c.dt, vmm_a, ptr[reg_src + reg_ba * esz], simd_w);
+        load_f32(c.dt, vmm_b, ptr[reg_src + reg_bb * esz], simd_w);
+        vmovdqu(vmm_idx, ptr[reg_tab + V]);
+        vpermps(vmm_a, vmm_idx, vmm_a);
+        vmovdqu(vmm_idx, ptr[reg_tab + 2 * V]);
+        vpermps(vmm_b, vmm_idx, vmm_b);
+    } else {
+        gather(vmm_a, V, true);
+        gather(vmm_b, 2 * V, true);
+    }
+    // r = w0 * a; r = fma(w1, b, r)  (the operands commute bit-exactly)
+    vmulps(vmm_r, vmm_a, ptr[reg_tab + 3 * V]);
+    vfmadd231ps(vmm_r, vmm_b, ptr[reg_tab + 4 * V]);
+    if (final_) store_f32(c.dt, ptr[reg_dst], vmm_r, n);
+    else vmovups(ptr[reg_dst], vmm_r);  // scratch rows are padded to ow_pad lanes
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::generate() {
+    const jit_conf &c = conf_;
+    const int out_es = final_ ? c.esize : 4;
+    mov(reg_src, PARG(src));
+    mov(reg_dst, PARG(dst));
+    mov(reg_tab, PARG(tab));
+    if (c.stage) stage_row();
+    if (c.ow_full > 0) {
+        Label l_ow;
+        mov(reg_cnt, c.ow_full);
+        L(l_ow); {
+            vector(simd_w);
+            add(reg_tab, c.rec_bytes);
+            add(reg_dst, simd_w * out_es);
+            dec(reg_cnt);
+            jnz(l_ow, T_NEAR);
+        }
+    }
+    if (c.ow_tail > 0) vector(final_ ? c.ow_tail : simd_w);
+    vzeroupper();
+    ret();
+    finish_code();
+}
+
+template <cpu_isa isa>
+jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out)
+    : jit_io(kMaxCodeSize, simd_w), conf_(conf), final_(final_out) {}
+
+template <cpu_isa isa>
+void jit_ncx_vblend<isa>::generate() {
+    const jit_conf &c = conf_;
+    const int out_es = final_ ? c.esize : 4;
+    mov(reg_a, PARG(src));
+    mov(reg_b, PARG(src_b));
+    mov(reg_dst, PARG(dst));
+    vbroadcastss(vmm_w0, PARG(w0));
+    vbroadcastss(vmm_w1, PARG(w1));
+    auto one = [&](int64_t n) {
+        vmulps(vmm_r, vmm_w0, ptr[reg_a]);  // rows are f32 scratch, padded: full loads are safe
+        vfmadd231ps(vmm_r, vmm_w1, ptr[reg_b]);
+        if (final_) store_f32(c.dt, ptr[reg_dst], vmm_r, n);
+        else vmovups(ptr[reg_dst], vmm_r);
+    };
+    if (c.ow_full > 0) {
+        Label l_ow;
+        mov(reg_cnt, c.ow_full);
+        L(l_ow); {
+            one(simd_w);
+            add(reg_a, simd_w * 4);
+            add(reg_b, simd_w * 4);
+            add(reg_dst, simd_w * out_es);
+            dec(reg_cnt);
+            jnz(l_ow, T_NEAR);
+        }
+    }
+    if (c.ow_tail > 0) one(final_ ? c.ow_tail : simd_w);
+    vzeroupper();
+    ret();
+    finish_code();
+}
+
+template class jit_ncx_wpass<cpu_isa::avx2>;
+template class jit_ncx_vblend<cpu_isa::avx2>;
+
+}  // namespace xinterp

@@ -1,0 +1,54 @@
+// NCX as separable passes. The W pass turns one src row into OW outputs; the vertical blend
+// forms one H (or D) step of two such rows: out = w0 * a; out = fma(w1, b, out). The driver
+// (src/kernel.cpp) caches W-pass rows so each src row is interpolated once per plane and
+// reused by every output row that needs it, in the canonical order, so the bits are the
+// reference's.
+#pragma once
+#include "jit_conf.hpp"
+#include "jit_io.hpp"
+
+namespace xinterp {
+
+template <cpu_isa isa>
+class jit_ncx_wpass : public jit_io {
+public:
+    // final_out: write conf.dt with exact tails (the result); else f32 ow_pad lanes (scratch).
+    jit_ncx_wpass(const jit_conf &conf, bool final_out);
+    void generate();
+    using fn_t = void (*)(const jit_pass_args *);
+    fn_t fn() const { return getCode<fn_t>(); }
+
+private:
+    using Vmm = typename isa_traits<isa>::Vmm;
+    static constexpr int simd_w = isa_traits<isa>::simd_w;
+    const jit_conf &conf_;
+    const bool final_;
+
+    const Xbyak::Reg64 reg_args = rdi, reg_src = rsi, reg_dst = rdx, reg_tab = rcx;
+    const Xbyak::Reg64 reg_cnt = r8, reg_ba = r9, reg_bb = r10, reg_scr = r11, reg_tmp = rax;
+    const Vmm vmm_a = Vmm(0), vmm_b = Vmm(1), vmm_idx = Vmm(2), vmm_r = Vmm(3);
+    const Vmm vmm_mask = Vmm(kMask);
+
+    void stage_row();
+    void vector(int64_t n);
+};
+
+template <cpu_isa isa>
+class jit_ncx_vblend : public jit_io {
+public:
+    jit_ncx_vblend(const jit_conf &conf, bool final_out);
+    void generate();
+    using fn_t = void (*)(const jit_pass_args *);
+    fn_t fn() const { return getCode<fn_t>(); }
+
+private:
+    using Vmm = typename isa_traits<isa>::Vmm;
+    static constexpr int simd_w = isa_traits<isa>::simd_w;
+    const jit_conf &conf_;
+    const bool final_;
+
+    const Xbyak::Reg64 reg_args = rdi, reg_a = rsi, reg_b = rdx, reg_dst = rcx, reg_cnt = r8;
+    const Vmm vmm_w0 = Vmm(0), vmm_w1 = Vmm(1), vmm_r = Vmm(2);
+};
+
+}  // namespace xinterp

@@ -27,7 +27,8 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         return c;
     }
     const int64_t w = c.simd_w;
-    if (p.fmt == data_format::nxc) {
+    c.pass_engine = p.fmt == data_format::ncx || c.C < w;
+    if (!c.pass_engine) {
         // Per-pixel byte offsets live in int64 tables; the channel loop adds immediates.
         if (c.C > (int64_t(1) << 28)) {
             c.why_not = "C = " + std::to_string(c.C) + " exceeds the JIT limit 2^28";
@@ -41,29 +42,33 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.src_row_bytes = c.IW * c.C * c.esize;
         c.dst_row_bytes = c.OW * c.C * c.esize;
     } else {
-        // Gathers take signed 32-bit element indices scaled by 4; tables use 32-bit offsets.
-        if (c.IW >= (int64_t(1) << 28) || c.OW >= (int64_t(1) << 26)) {
-            c.why_not = "W (" + std::to_string(c.IW) + " -> " + std::to_string(c.OW) + ") exceeds the NCX JIT limits";
+        c.flat_c = p.fmt == data_format::ncx ? 1 : c.C;
+        c.row_in = c.IW * c.flat_c;
+        c.row_out = c.OW * c.flat_c;
+        // Gathers take signed 32-bit element indices scaled by 4; records use 32-bit offsets.
+        if (c.row_in >= (int64_t(1) << 28) || c.row_out >= (int64_t(1) << 26)) {
+            c.why_not = "W (" + std::to_string(c.IW) + " -> " + std::to_string(c.OW) + ") exceeds the JIT row limits";
             return c;
         }
-        c.ow_full = c.OW / w;
-        c.ow_tail = c.OW % w;
-        c.ow_pad = (c.OW + w - 1) / w * w;
+        c.ow_full = c.row_out / w;
+        c.ow_tail = c.row_out % w;
+        c.ow_pad = (c.row_out + w - 1) / w * w;
         c.ow_vecs = c.ow_pad / w;
-        c.iw_full = c.IW / w;
-        c.iw_tail = c.IW % w;
-        c.iw_pad = (c.IW + w - 1) / w * w;
+        c.iw_full = c.row_in / w;
+        c.iw_tail = c.row_in % w;
+        c.iw_pad = (c.row_in + w - 1) / w * w;
         // The window path needs each vector's i0 (and i1) within simd_w consecutive elements.
-        c.window = c.IW >= w;
+        c.window = c.row_in >= w;
         for (int64_t v = 0; v < c.ow_vecs && c.window; ++v) {
             int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {-1, -1};
-            for (int64_t o = v * w; o < std::min(c.OW, (v + 1) * w); ++o) {
+            for (int64_t e = v * w; e < std::min(c.row_out, (v + 1) * w); ++e) {
+                const int64_t o = e / c.flat_c, ch = e % c.flat_c;
                 int64_t ix[2];
                 if (lin) {
                     const linear_tap t = linear_coord(o, c.IW, c.OW, p.ctm);
-                    ix[0] = t.i0, ix[1] = t.i1;
+                    ix[0] = t.i0 * c.flat_c + ch, ix[1] = t.i1 * c.flat_c + ch;
                 } else {
-                    ix[0] = ix[1] = nearest_index(o, c.IW, c.OW, p.ctm);
+                    ix[0] = ix[1] = nearest_index(o, c.IW, c.OW, p.ctm) * c.flat_c + ch;
                 }
                 for (int i = 0; i < 2; ++i) lo[i] = std::min(lo[i], ix[i]), hi[i] = std::max(hi[i], ix[i]);
             }
@@ -76,10 +81,15 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         const int64_t stage_bytes = c.stage ? c.iw_pad * 4 : 0;
         const int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 ? 2 : 0)) * c.ow_pad * 4 : 0;
         c.scratch_bytes = stage_bytes + rows_bytes;
-        c.rows = p.n * p.c * p.out[0] * p.out[1];
-        c.src_row_bytes = c.IW * c.esize;
-        c.dst_row_bytes = c.OW * c.esize;
+        const int64_t planes = p.fmt == data_format::ncx ? p.n * p.c : p.n;
+        c.rows = planes * p.out[0] * p.out[1];
+        c.src_row_bytes = c.row_in * c.esize;
+        c.dst_row_bytes = c.row_out * c.esize;
     }
+    // Full-vector stores are simd_w lanes: 32 bytes (f32) or 16 bytes (16-bit); every one stays
+    // aligned when the per-pixel (NXC) or per-row (NCX) span is a whole number of vectors.
+    const int64_t span = c.pass_engine ? c.row_out : c.C;
+    c.nt_eligible = p.dst_bytes >= jit_conf::kNtMinBytes && span % w == 0;
     c.ok = true;
     return c;
 }

@@ -29,14 +29,20 @@ struct jit_conf {
     int64_t c_full = 0, c_tail = 0, c_bytes = 0;
     int wtab_stride = 0;  // bytes per ow record in the NXC W table
 
-    // NCX runs as separable passes (jit_ncx_kernels.hpp). The W pass turns one src row into OW
-    // outputs, ow_full vectors + ow_tail lanes, reading one table record per vector:
+    // NCX runs as separable passes (jit_ncx_kernels.hpp), and so does NXC with C < simd_w, whose
+    // per-pixel vectors would be all tail: its rows are flat rows of W*C elements, element
+    // ow*C + c coming from src element i(ow)*C + c. flat_c is that C (1 for NCX); row_in and
+    // row_out count elements per src and dst row.
+    // The W pass turns one src row into row_out outputs, ow_full vectors + ow_tail lanes,
+    // reading one table record per vector:
     // - window: every vector's taps lie in simd_w consecutive src elements, so one load and a
     //   vpermps (vpshufb for 16-bit nearest) replace the gather; needs IW >= simd_w;
     // - otherwise gathers; 16-bit rows are first staged to 32-bit lanes in scratch (iw_full
     //   vectors + iw_tail lanes), so no gather reads outside the row.
     // Linear passes write f32 rows (ow_pad lanes) to per-thread scratch; a vertical blend
     // combines two rows per H (and D) step, in the canonical order.
+    bool pass_engine = false;
+    int64_t flat_c = 1, row_in = 0, row_out = 0;
     int64_t ow_full = 0, ow_tail = 0, ow_pad = 0, ow_vecs = 0;
     int64_t iw_full = 0, iw_tail = 0, iw_pad = 0;
     bool window = false;
@@ -44,6 +50,13 @@ struct jit_conf {
     int rec_bytes = 0;          // bytes per W-table record (one per output vector)
     int n_slots = 0;            // cached W-pass rows per thread (linear)
     int64_t scratch_bytes = 0;  // per thread
+
+    // Non-temporal stores skip the read-for-ownership of dst lines that will not be re-read
+    // soon. Eligible when dst is at least kNtMinBytes and every full-vector store of a
+    // 32-byte-aligned dst stays aligned; the driver then also generates an NT variant and uses
+    // it for aligned dst pointers.
+    static constexpr size_t kNtMinBytes = size_t(4) << 20;
+    bool nt_eligible = false;
 
     int64_t rows = 0;                  // kernel calls per execution
     int64_t src_row_bytes = 0, dst_row_bytes = 0;

@@ -12,7 +12,8 @@ constexpr size_t kMaxCodeSize = 16 * 1024;  // the largest kernel (3-D NXC bf16 
 }  // namespace
 
 template <cpu_isa isa>
-jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf) : jit_io(kMaxCodeSize, simd_w), conf_(conf) {}
+jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf, bool nt)
+    : jit_io(kMaxCodeSize, simd_w), conf_(conf), nt_(nt) {}
 
 // The H and D steps of the canonical order, on W results already in vmm_rw[] (k >= 2).
 // D tap 0's H result is kept in vmm_hd0; D tap 1's is formed in place in vmm_rw[0].
@@ -58,7 +59,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             vmulps(vmm_hd0, vmm_wd0, vmm_hd0);
             vfmadd231ps(vmm_hd0, vmm_wd1, vmm_rw[0]);
         }
-        store_f32(c.dt, ptr[reg_dst], vmm_hd0, n);
+        store_f32(c.dt, ptr[reg_dst], vmm_hd0, n, nt_);
     };
     Label l_ow, l_c;
     mov(reg_ow, c.OW);
@@ -110,7 +111,8 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
             mov(reg_cnt, full);
             L(l_v); {
                 vmovdqu(vmm_a, ptr[reg_p0]);
-                vmovdqu(ptr[reg_dst], vmm_a);
+                if (nt_) vmovntdq(ptr[reg_dst], vmm_a);
+                else vmovdqu(ptr[reg_dst], vmm_a);
                 add(reg_p0, vlen);
                 add(reg_dst, vlen);
                 dec(reg_cnt);

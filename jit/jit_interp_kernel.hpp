@@ -8,7 +8,8 @@ namespace xinterp {
 template <cpu_isa isa>
 class jit_interp_kernel : public jit_io {
 public:
-    explicit jit_interp_kernel(const jit_conf &conf);
+    // nt: non-temporal full-vector stores (conf.nt_eligible and a 32-byte-aligned dst only)
+    jit_interp_kernel(const jit_conf &conf, bool nt);
     void generate();
     using fn_t = void (*)(const jit_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -17,6 +18,7 @@ private:
     using Vmm = typename isa_traits<isa>::Vmm;
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     const jit_conf &conf_;
+    const bool nt_;
 
     // ---- register map, by role -------------------------------------------------------------
     const Xbyak::Reg64 reg_args = rdi;

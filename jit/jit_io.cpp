@@ -141,11 +141,12 @@ void jit_io::store_f32(data_type dt, const Address &a, const Vmm &v, int64_t n, 
 }
 
 template <typename Vmm>
-void jit_io::store_u32_bits(int esize, const Address &a, const Vmm &v, int64_t n) {
+void jit_io::store_u32_bits(int esize, const Address &a, const Vmm &v, int64_t n, bool nt) {
     const Vmm vmm_mask(kMask), vmm_t0(kT0);
     if (esize == 4) {
         if (n == simd_w_) {
-            vmovups(a, v);
+            if (nt) vmovntps(a, v);
+            else vmovups(a, v);
         } else {
             load_tail_mask(vmm_mask, n);
             vmaskmovps(a, vmm_mask, v);
@@ -155,8 +156,12 @@ void jit_io::store_u32_bits(int esize, const Address &a, const Vmm &v, int64_t n
     const Xmm xt(kT0);
     vpackusdw(vmm_t0, v, v);
     vpermq(vmm_t0, vmm_t0, 0x08);
-    if (n == simd_w_) vmovdqu(a, xt);
-    else store_words(a, xt, n);
+    if (n == simd_w_) {
+        if (nt) vmovntdq(a, xt);
+        else vmovdqu(a, xt);
+    } else {
+        store_words(a, xt, n);
+    }
 }
 
 void jit_io::finish_code() {
@@ -181,7 +186,7 @@ template void jit_io::load_tail_mask(const Ymm &, int64_t);
 template void jit_io::load_f32(data_type, const Ymm &, const Address &, int64_t);
 template void jit_io::load_u32(const Ymm &, const Address &, int64_t);
 template void jit_io::store_f32(data_type, const Address &, const Ymm &, int64_t, bool);
-template void jit_io::store_u32_bits(int, const Address &, const Ymm &, int64_t);
+template void jit_io::store_u32_bits(int, const Address &, const Ymm &, int64_t, bool);
 template void jit_io::cvt_to_bf16(const Ymm &);
 
 }  // namespace xinterp

@@ -34,7 +34,7 @@ protected:
     void load_words(const Xbyak::Xmm &x, const Xbyak::Address &a, int64_t n);
     // f32 -> dt, n lanes. v must not be t0..t3. nt: non-temporal full stores (aligned dst).
     template <typename Vmm> void store_f32(data_type dt, const Xbyak::Address &a, const Vmm &v, int64_t n, bool nt = false);
-    template <typename Vmm> void store_u32_bits(int esize, const Xbyak::Address &a, const Vmm &v, int64_t n);
+    template <typename Vmm> void store_u32_bits(int esize, const Xbyak::Address &a, const Vmm &v, int64_t n, bool nt = false);
     void store_words(const Xbyak::Address &a, const Xbyak::Xmm &x, int64_t n);
     template <typename Vmm> void cvt_to_bf16(const Vmm &v);  // 16-bit results in Xmm(kT0)
     // Ends the code: records text_size(), emits the constant pool, flips the buffer to RE.

@@ -12,8 +12,8 @@ constexpr size_t kMaxCodeSize = 8 * 1024;
 }  // namespace
 
 template <cpu_isa isa>
-jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out)
-    : jit_io(kMaxCodeSize, simd_w), conf_(conf), final_(final_out) {}
+jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt)
+    : jit_io(kMaxCodeSize, simd_w), conf_(conf), final_(final_out), nt_(nt && final_out) {}
 
 // Gather path, 16-bit: widen the row once into scratch (f32 for linear, zero-extended bits for
 // nearest), with exact-size loads; the gathers then read only scratch.
@@ -64,7 +64,8 @@ void jit_ncx_wpass<isa>::vector(int64_t n) {
             movsxd(reg_ba, dword[reg_tab]);
             vmovdqu(xa, ptr[reg_src + reg_ba * 2]);
             vpshufb(xa, xa, ptr[reg_tab + V]);
-            if (n == simd_w) vmovdqu(ptr[reg_dst], xa);
+            if (n == simd_w && nt_) vmovntdq(ptr[reg_dst], xa);
+            else if (n == simd_w) vmovdqu(ptr[reg_dst], xa);
             else store_words(ptr[reg_dst], xa, n);
             return;
         }
@@ -75,7 +76,7 @@ void jit_ncx_wpass<isa>::vector(int64_t n) {
         } else {
             gather(vmm_a, V, false);
         }
-        store_u32_bits(c.esize, ptr[reg_dst], vmm_a, n);
+        store_u32_bits(c.esize, ptr[reg_dst], vmm_a, n, nt_);
         return;
     }
     if (c.window) {
@@ -96,7 +97,7 @@ void jit_ncx_wpass<isa>::vector(int64_t n) {
     // r = w0 * a; r = fma(w1, b, r)  (the operands commute bit-exactly)
     vmulps(vmm_r, vmm_a, ptr[reg_tab + 3 * V]);
     vfmadd231ps(vmm_r, vmm_b, ptr[reg_tab + 4 * V]);
-    if (final_) store_f32(c.dt, ptr[reg_dst], vmm_r, n);
+    if (final_) store_f32(c.dt, ptr[reg_dst], vmm_r, n, nt_);
     else vmovups(ptr[reg_dst], vmm_r);  // scratch rows are padded to ow_pad lanes
 }
 
@@ -126,8 +127,8 @@ void jit_ncx_wpass<isa>::generate() {
 }
 
 template <cpu_isa isa>
-jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out)
-    : jit_io(kMaxCodeSize, simd_w), conf_(conf), final_(final_out) {}
+jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt)
+    : jit_io(kMaxCodeSize, simd_w), conf_(conf), final_(final_out), nt_(nt && final_out) {}
 
 template <cpu_isa isa>
 void jit_ncx_vblend<isa>::generate() {
@@ -141,7 +142,7 @@ void jit_ncx_vblend<isa>::generate() {
     auto one = [&](int64_t n) {
         vmulps(vmm_r, vmm_w0, ptr[reg_a]);  // rows are f32 scratch, padded: full loads are safe
         vfmadd231ps(vmm_r, vmm_w1, ptr[reg_b]);
-        if (final_) store_f32(c.dt, ptr[reg_dst], vmm_r, n);
+        if (final_) store_f32(c.dt, ptr[reg_dst], vmm_r, n, nt_);
         else vmovups(ptr[reg_dst], vmm_r);
     };
     if (c.ow_full > 0) {

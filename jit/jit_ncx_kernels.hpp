@@ -13,7 +13,8 @@ template <cpu_isa isa>
 class jit_ncx_wpass : public jit_io {
 public:
     // final_out: write conf.dt with exact tails (the result); else f32 ow_pad lanes (scratch).
-    jit_ncx_wpass(const jit_conf &conf, bool final_out);
+    // nt: non-temporal stores of the final output (conf.nt_eligible, aligned dst rows)
+    jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt = false);
     void generate();
     using fn_t = void (*)(const jit_pass_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -22,7 +23,7 @@ private:
     using Vmm = typename isa_traits<isa>::Vmm;
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     const jit_conf &conf_;
-    const bool final_;
+    const bool final_, nt_;
 
     const Xbyak::Reg64 reg_args = rdi, reg_src = rsi, reg_dst = rdx, reg_tab = rcx;
     const Xbyak::Reg64 reg_cnt = r8, reg_ba = r9, reg_bb = r10, reg_scr = r11, reg_tmp = rax;
@@ -36,7 +37,7 @@ private:
 template <cpu_isa isa>
 class jit_ncx_vblend : public jit_io {
 public:
-    jit_ncx_vblend(const jit_conf &conf, bool final_out);
+    jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt = false);
     void generate();
     using fn_t = void (*)(const jit_pass_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -45,7 +46,7 @@ private:
     using Vmm = typename isa_traits<isa>::Vmm;
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     const jit_conf &conf_;
-    const bool final_;
+    const bool final_, nt_;
 
     const Xbyak::Reg64 reg_args = rdi, reg_a = rsi, reg_b = rdx, reg_dst = rcx, reg_cnt = r8;
     const Vmm vmm_w0 = Vmm(0), vmm_w1 = Vmm(1), vmm_r = Vmm(2);

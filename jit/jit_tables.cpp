@@ -30,7 +30,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     t.h = make_axis(p, 1);
     const axis_table w = make_axis(p, 2);
     const bool lin = p.algorithm == alg::linear;
-    if (c.fmt == data_format::nxc) {
+    if (!c.pass_engine) {
         const int64_t px = c.C * c.esize;
         t.wtab.assign(static_cast<size_t>(c.OW * c.wtab_stride), 0);
         for (int64_t o = 0; o < c.OW; ++o) {
@@ -45,35 +45,35 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             }
         }
     } else {
-        const int64_t sw = c.simd_w;
+        const int64_t sw = c.simd_w, fc = c.flat_c;
         const size_t V = static_cast<size_t>(sw) * 4;
+        // The flat-row taps of output element e = ow * fc + ch.
+        auto i0 = [&](int64_t e) { return (lin ? w.lin[e / fc].i0 : w.nearest[e / fc]) * fc + e % fc; };
+        auto i1 = [&](int64_t e) { return (lin ? w.lin[e / fc].i1 : w.nearest[e / fc]) * fc + e % fc; };
         t.wtab.assign(static_cast<size_t>(c.ow_vecs * c.rec_bytes), 0);
         for (int64_t v = 0; v < c.ow_vecs; ++v) {
             const size_t rec = static_cast<size_t>(v * c.rec_bytes);
-            const int64_t first = v * sw, last = std::min(c.OW, first + sw);
+            const int64_t first = v * sw, last = std::min(c.row_out, first + sw);
             // Window bases: the lowest tap of the vector, moved left so the window stays in the row.
             int64_t base[2] = {0, 0};
             if (c.window) {
-                int64_t lo[2] = {c.IW, c.IW};
-                for (int64_t o = first; o < last; ++o) {
-                    lo[0] = std::min(lo[0], lin ? w.lin[o].i0 : w.nearest[o]);
-                    lo[1] = std::min(lo[1], lin ? w.lin[o].i1 : w.nearest[o]);
-                }
-                for (int i = 0; i < 2; ++i) base[i] = std::min(lo[i], c.IW - sw);
+                int64_t lo[2] = {c.row_in, c.row_in};
+                for (int64_t e = first; e < last; ++e) lo[0] = std::min(lo[0], i0(e)), lo[1] = std::min(lo[1], i1(e));
+                for (int i = 0; i < 2; ++i) base[i] = std::min(lo[i], c.row_in - sw);
                 put<int32_t>(t.wtab, rec, static_cast<int32_t>(base[0]));
                 put<int32_t>(t.wtab, rec + 4, static_cast<int32_t>(base[1]));
             }
             for (int64_t l = 0; l < sw; ++l) {
-                const int64_t o = first + l;
-                const bool real = o < last;
+                const int64_t e = first + l;
+                const bool real = e < last;
                 if (lin) {
-                    const int64_t i0 = real ? w.lin[o].i0 : base[0], i1 = real ? w.lin[o].i1 : base[1];
-                    put<int32_t>(t.wtab, rec + V + 4 * l, static_cast<int32_t>(i0 - base[0]));
-                    put<int32_t>(t.wtab, rec + 2 * V + 4 * l, static_cast<int32_t>(i1 - base[1]));
-                    put<float>(t.wtab, rec + 3 * V + 4 * l, real ? w.lin[o].w0 : 0.f);
-                    put<float>(t.wtab, rec + 4 * V + 4 * l, real ? w.lin[o].w1 : 0.f);
+                    const linear_tap &tap = w.lin[real ? e / fc : 0];
+                    put<int32_t>(t.wtab, rec + V + 4 * l, static_cast<int32_t>((real ? i0(e) : base[0]) - base[0]));
+                    put<int32_t>(t.wtab, rec + 2 * V + 4 * l, static_cast<int32_t>((real ? i1(e) : base[1]) - base[1]));
+                    put<float>(t.wtab, rec + 3 * V + 4 * l, real ? tap.w0 : 0.f);
+                    put<float>(t.wtab, rec + 4 * V + 4 * l, real ? tap.w1 : 0.f);
                 } else {
-                    const int64_t i = (real ? w.nearest[o] : base[0]) - base[0];
+                    const int64_t i = (real ? i0(e) : base[0]) - base[0];
                     if (c.window && c.esize == 2) {  // vpshufb control: two bytes per lane
                         t.wtab[rec + V + 2 * l] = static_cast<uint8_t>(2 * i);
                         t.wtab[rec + V + 2 * l + 1] = static_cast<uint8_t>(2 * i + 1);

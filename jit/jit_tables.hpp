@@ -10,10 +10,11 @@
 namespace xinterp {
 
 // The W table the generated code reads through jit_args::wtab:
-// - NXC linear:  per ow {int64 off0, int64 off1, f32 w0, f32 w1}   (24 bytes; offsets in bytes
+// - NXC row kernel, linear:  per ow {int64 off0, int64 off1, f32 w0, f32 w1}   (24 bytes; offsets in bytes
 //                from the src row, i.e. iw * C * esize)
-// - NXC nearest: per ow int64 byte offset
-// - NCX: one record of rec_bytes per output vector (V = simd_w * 4 bytes):
+// - NXC row kernel, nearest: per ow int64 byte offset
+// - pass engine (NCX, small-C NXC; element indices are into flat rows, see jit_conf.hpp):
+//   one record of rec_bytes per output vector (V = simd_w * 4 bytes):
 //     [0, 4) s32 base_a, [4, 8) s32 base_b  (window path: the first src element loaded)
 //     [V, 2V)   s32 ia[simd_w]: lane -> src element, relative to base_a (window) or absolute
 //               (gather); for 16-bit nearest windows, a vpshufb byte control instead

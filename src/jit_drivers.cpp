@@ -32,25 +32,50 @@ protected:
     void for_thread_ranges(F &&body) const {
         const problem &p = prob();
         const int64_t rows = conf_.rows;
-        // Threads only pay off past ~64 KiB of traffic; below that one thread does it all.
+        // Threads only pay off past ~64 KiB of traffic; below that one thread does it all,
+        // without entering a parallel region.
         const bool par = rows > 1 && (p.src_bytes + p.dst_bytes) > (64u << 10);
         const int nthr = par ? static_cast<int>(std::min<int64_t>(omp_get_max_threads(), rows)) : 1;
+        if (nthr == 1) {
+            mxcsr_guard guard;
+            body(0, rows, thread_scratch(conf_.scratch_bytes));
+            store_fence();
+            return;
+        }
 #pragma omp parallel num_threads(nthr)
         {
             mxcsr_guard guard;
-            std::vector<uint8_t> scratch(static_cast<size_t>(conf_.scratch_bytes) + 64);
-            const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-            body(rows * t / nt, rows * (t + 1) / nt, scratch.data());
+            const int t = omp_get_thread_num(), n = omp_get_num_threads();
+            body(rows * t / n, rows * (t + 1) / n, thread_scratch(conf_.scratch_bytes));
+            store_fence();
         }
     }
+
+    // NT stores are weakly ordered: one fence per thread publishes them before execute
+    // returns (a fence per row call would drain the write-combining buffers every 256 bytes).
+    static void store_fence() { __asm__ volatile("sfence" ::: "memory"); }
+
+    // Per-thread scratch, kept across executions so that small problems allocate nothing.
+    static uint8_t *thread_scratch(int64_t bytes) {
+        thread_local std::vector<uint8_t> buf;
+        if (buf.size() < static_cast<size_t>(bytes) + 64) buf.resize(static_cast<size_t>(bytes) + 64);
+        return buf.data();
+    }
+
+    // Whether this execution may use the NT variant: built, and dst 32-byte aligned.
+    bool use_nt(const void *dst) const { return conf_.nt_eligible && reinterpret_cast<uintptr_t>(dst) % 32 == 0; }
 };
 
 // NXC: one row kernel call per output row (all channels of OW pixels).
 class jit_nxc_kernel : public jit_kernel_base {
 public:
     jit_nxc_kernel(const problem &p, cpu_isa isa) : jit_kernel_base(p, isa) {
-        gen_ = std::make_unique<jit_interp_kernel<cpu_isa::avx2>>(conf_);
+        gen_ = std::make_unique<gen_t>(conf_, false);
         gen_->generate();
+        if (conf_.nt_eligible) {
+            gen_nt_ = std::make_unique<gen_t>(conf_, true);
+            gen_nt_->generate();
+        }
     }
     const uint8_t *code() const override { return gen_->getCode(); }
     size_t code_size() const override { return gen_->getSize(); }
@@ -58,7 +83,7 @@ public:
 
     void execute(const void *src, void *dst) const override {
         if (prob().empty()) return;
-        const auto fn = gen_->fn();
+        const auto fn = (use_nt(dst) ? gen_nt_ : gen_)->fn();
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *) {
             jit_args a{};
             a.wtab = tables_.wtab.data();
@@ -70,7 +95,8 @@ public:
     }
 
 private:
-    std::unique_ptr<jit_interp_kernel<cpu_isa::avx2>> gen_;
+    using gen_t = jit_interp_kernel<cpu_isa::avx2>;
+    std::unique_ptr<gen_t> gen_, gen_nt_;
 
     void set_row(jit_args &a, int64_t r, const uint8_t *src, uint8_t *dst) const {
         const problem &p = prob();
@@ -95,7 +121,8 @@ private:
     }
 };
 
-// NCX: separable passes. Output row r = (plane, od, oh). Linear rows are blends of W-pass rows
+// Separable passes, for NCX and for NXC with C < simd_w (whose rows are flat W*C element
+// rows, see jit_conf). Output row r = (plane, od, oh). Linear rows are blends of W-pass rows
 // of src rows (plane, id, ih), kept in a small per-thread LRU so each is computed once per run
 // of neighbouring output rows. Nearest rows that repeat a src row are copied from the row
 // before.
@@ -109,9 +136,17 @@ public:
         const bool wpass_is_final = !lin || p.k == 1;
         wpass_ = std::make_unique<wpass_t>(conf_, wpass_is_final);
         wpass_->generate();
+        if (wpass_is_final && conf_.nt_eligible) {
+            wpass_nt_ = std::make_unique<wpass_t>(conf_, true, true);
+            wpass_nt_->generate();
+        }
         if (lin && p.k >= 2) {
             blend_final_ = std::make_unique<vblend_t>(conf_, true);
             blend_final_->generate();
+            if (conf_.nt_eligible) {
+                blend_final_nt_ = std::make_unique<vblend_t>(conf_, true, true);
+                blend_final_nt_->generate();
+            }
         }
         if (lin && p.k == 3) {
             blend_row_ = std::make_unique<vblend_t>(conf_, false);
@@ -125,17 +160,18 @@ public:
 
     void execute(const void *src, void *dst) const override {
         if (prob().empty()) return;
+        const bool nt = use_nt(dst);
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
             if (prob().algorithm == alg::nearest)
-                run_nearest(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch);
+                run_nearest(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
             else
-                run_linear(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch);
+                run_linear(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
         });
     }
 
 private:
-    std::unique_ptr<wpass_t> wpass_;
-    std::unique_ptr<vblend_t> blend_final_, blend_row_;
+    std::unique_ptr<wpass_t> wpass_, wpass_nt_;
+    std::unique_ptr<vblend_t> blend_final_, blend_final_nt_, blend_row_;
 
     struct row_id {
         int64_t plane, od, oh;
@@ -150,17 +186,19 @@ private:
         return (plane * p.in[0] + id) * p.in[1] + ih;
     }
 
-    void run_nearest(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch) const {
+    void run_nearest(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
         jit_pass_args a{};
         a.tab = tables_.wtab.data();
         a.scratch = scratch;
-        const auto fn = wpass_->fn();
+        const auto fn = (nt ? wpass_nt_ : wpass_)->fn();
         int64_t prev = -1;
         for (int64_t r = r0; r < r1; ++r) {
             const row_id o = split(r);
             const int64_t key = src_row(o.plane, tables_.d.nearest[o.od], tables_.h.nearest[o.oh]);
             uint8_t *out = dst + r * conf_.dst_row_bytes;
-            if (key == prev) {  // the same src row as the row just written: a bit copy
+            // The same src row as the row just written: a bit copy, unless that row went out
+            // with NT stores (then it is in DRAM, and the W pass from the cached src is cheaper).
+            if (key == prev && !nt) {
                 std::memcpy(out, out - conf_.dst_row_bytes, static_cast<size_t>(conf_.dst_row_bytes));
                 continue;
             }
@@ -171,7 +209,7 @@ private:
         }
     }
 
-    void run_linear(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch) const {
+    void run_linear(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
         const problem &p = prob();
         const size_t row_f32 = static_cast<size_t>(conf_.ow_pad) * 4;
         uint8_t *stage = scratch;
@@ -180,6 +218,7 @@ private:
         int64_t key[4] = {-1, -1, -1, -1};
         uint64_t stamp[4] = {0, 0, 0, 0}, clock = 0;
         const auto wpass = wpass_->fn();
+        const auto blend_final = (nt ? blend_final_nt_ : blend_final_) ? (nt ? blend_final_nt_ : blend_final_)->fn() : nullptr;
         jit_pass_args wa{};
         wa.tab = tables_.wtab.data();
         wa.scratch = stage;
@@ -207,7 +246,7 @@ private:
             if (p.k == 1) {
                 wa.src = src + src_row(o.plane, 0, 0) * conf_.src_row_bytes;
                 wa.dst = out;
-                wpass(&wa);
+                (nt ? wpass_nt_ : wpass_)->fn()(&wa);
                 continue;
             }
             const linear_tap &th = tables_.h.lin[o.oh], &td = tables_.d.lin[o.od];
@@ -219,7 +258,8 @@ private:
                 ba.dst = to;
                 ba.w0 = th.w0;
                 ba.w1 = th.w1;
-                (final_out ? blend_final_ : blend_row_)->fn()(&ba);
+                if (final_out) blend_final(&ba);
+                else blend_row_->fn()(&ba);
             };
             if (p.k == 2) {
                 h_step(0, out, true);
@@ -232,7 +272,7 @@ private:
             ba.dst = out;
             ba.w0 = td.w0;
             ba.w1 = td.w1;
-            blend_final_->fn()(&ba);
+            blend_final(&ba);
         }
     }
 };
@@ -240,8 +280,8 @@ private:
 }  // namespace
 
 std::shared_ptr<kernel> make_jit_kernel(const problem &p, cpu_isa isa) {
-    if (p.fmt == data_format::nxc) return std::make_shared<jit_nxc_kernel>(p, isa);
-    return std::make_shared<jit_ncx_kernel>(p, isa);
+    if (make_jit_conf(p, isa).pass_engine) return std::make_shared<jit_ncx_kernel>(p, isa);
+    return std::make_shared<jit_nxc_kernel>(p, isa);
 }
 
 }  // namespace xinterp

@@ -220,3 +220,31 @@ TEST(jit_bitwise, runtime_sizes_change_the_kernel) {
     primitive(rpd).execute(src.data(), ref.data());
     EXPECT_EQ(std::memcmp(dst.data(), ref.data(), ref.size() * 4), 0);
 }
+
+// dst >= 4 MiB with store-aligned shapes takes the non-temporal variant (for a 32-byte-aligned
+// dst) and must still match the reference bit for bit; an unaligned dst takes the other one.
+TEST(jit_bitwise, non_temporal_stores_for_large_outputs) {
+    REQUIRE_AVX2();
+    for (auto f : kFmts)
+        for (auto m : kModes)
+            for (auto t : {data_type::f32, data_type::bf16}) {
+                // NXC: C = 16 keeps every pixel's vectors aligned; NCX: OW = 512.
+                const auto d = f == data_format::nxc
+                                   ? problem_builder().src({1, 37, 41, 16}).sizes({291, 453}).fmt(f).mode(m).dt(t)
+                                   : problem_builder().src({1, 3, 101, 173}).sizes({1401, 512}).fmt(f).mode(m).dt(t);
+                primitive_desc pd(d);
+                ASSERT_GE(pd.dst_bytes(), size_t(4) << 20) << describe(d);
+                for (bool aligned : {true, false}) {
+                    // guarded_buffer puts the tensor's end at the guard page: dst bytes are a
+                    // multiple of 32, so the start is 32-byte aligned unless we shift it by 2.
+                    xt::guarded_buffer dst(pd.dst_bytes(), aligned, aligned ? 0 : 2);
+                    ASSERT_EQ(reinterpret_cast<uintptr_t>(dst.data()) % 32 == 0, aligned);
+                    ASSERT_EQ(check_case(d, 11, true), 0) << describe(d);
+                    std::vector<uint8_t> src(pd.src_bytes()), ref(pd.dst_bytes());
+                    xt::fill_random(t, src.data(), src.size() / xt::esize(t), 12);
+                    primitive(pd).execute(src.data(), dst.data());
+                    primitive(primitive_desc(d, impl_kind::reference)).execute(src.data(), ref.data());
+                    ASSERT_EQ(std::memcmp(dst.data(), ref.data(), ref.size()), 0) << describe(d) << " aligned=" << aligned;
+                }
+            }
+}

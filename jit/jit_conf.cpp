@@ -6,6 +6,31 @@
 
 namespace xinterp {
 
+namespace {
+int simd_w_of(cpu_isa isa) { return isa >= cpu_isa::avx512_core ? 16 : 8; }
+}  // namespace
+
+bool jit_uses_pass_engine(const problem &p, cpu_isa isa) {
+    return p.fmt == data_format::ncx || p.c < simd_w_of(isa);
+}
+
+bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not) {
+    std::string why;
+    if (isa != cpu_isa::avx2) {
+        why = std::string("no kernels for ") + cpu_isa_name(isa) + " in this build";
+    } else if (!jit_uses_pass_engine(p, isa)) {
+        // Per-pixel byte offsets live in int64 tables; the channel loop adds immediates.
+        if (p.c > (int64_t(1) << 28)) why = "C = " + std::to_string(p.c) + " exceeds the JIT limit 2^28";
+    } else {
+        // Gathers take signed 32-bit element indices scaled by 4; records use 32-bit offsets.
+        const int64_t fc = p.fmt == data_format::ncx ? 1 : p.c;
+        if (p.in[2] * fc >= (int64_t(1) << 28) || p.out[2] * fc >= (int64_t(1) << 26))
+            why = "W (" + std::to_string(p.in[2]) + " -> " + std::to_string(p.out[2]) + ") exceeds the JIT row limits";
+    }
+    if (!why.empty() && why_not) *why_not = why;
+    return why.empty();
+}
+
 jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     jit_conf c;
     c.isa = isa;
@@ -14,7 +39,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     c.fmt = p.fmt;
     c.k = p.k;
     c.esize = static_cast<int>(dt_size(p.dt));
-    c.simd_w = isa >= cpu_isa::avx512_core ? 16 : 8;
+    c.simd_w = simd_w_of(isa);
     const bool lin = p.algorithm == alg::linear;
     c.nh = lin && p.k >= 2 ? 2 : 1;
     c.nd = lin && p.k >= 3 ? 2 : 1;
@@ -22,18 +47,10 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     c.C = p.c;
     c.IW = p.in[2];
     c.OW = p.out[2];
-    if (isa != cpu_isa::avx2) {
-        c.why_not = std::string("no kernels for ") + cpu_isa_name(isa) + " in this build";
-        return c;
-    }
+    if (!jit_can_serve(p, isa, &c.why_not)) return c;
     const int64_t w = c.simd_w;
-    c.pass_engine = p.fmt == data_format::ncx || c.C < w;
+    c.pass_engine = jit_uses_pass_engine(p, isa);
     if (!c.pass_engine) {
-        // Per-pixel byte offsets live in int64 tables; the channel loop adds immediates.
-        if (c.C > (int64_t(1) << 28)) {
-            c.why_not = "C = " + std::to_string(c.C) + " exceeds the JIT limit 2^28";
-            return c;
-        }
         c.c_full = c.C / w;
         c.c_tail = c.C % w;
         c.c_bytes = c.C * c.esize;
@@ -45,11 +62,6 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.flat_c = p.fmt == data_format::ncx ? 1 : c.C;
         c.row_in = c.IW * c.flat_c;
         c.row_out = c.OW * c.flat_c;
-        // Gathers take signed 32-bit element indices scaled by 4; records use 32-bit offsets.
-        if (c.row_in >= (int64_t(1) << 28) || c.row_out >= (int64_t(1) << 26)) {
-            c.why_not = "W (" + std::to_string(c.IW) + " -> " + std::to_string(c.OW) + ") exceeds the JIT row limits";
-            return c;
-        }
         c.ow_full = c.row_out / w;
         c.ow_tail = c.row_out % w;
         c.ow_pad = (c.row_out + w - 1) / w * w;

@@ -63,6 +63,10 @@ struct jit_conf {
 };
 
 jit_conf make_jit_conf(const problem &p, cpu_isa isa);
+// The cheap parts of make_jit_conf, for dispatch (no table scans): whether the JIT at `isa` can
+// serve p, and whether it runs on the separable pass engine (NCX, or NXC with C < simd_w).
+bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not);
+bool jit_uses_pass_engine(const problem &p, cpu_isa isa);
 
 // One ABI struct for every interpolation kernel; the generator reads it with offsetof.
 // The NCX pass kernels' ABI (W pass and vertical blend), read with offsetof.

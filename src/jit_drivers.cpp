@@ -280,7 +280,7 @@ private:
 }  // namespace
 
 std::shared_ptr<kernel> make_jit_kernel(const problem &p, cpu_isa isa) {
-    if (make_jit_conf(p, isa).pass_engine) return std::make_shared<jit_ncx_kernel>(p, isa);
+    if (jit_uses_pass_engine(p, isa)) return std::make_shared<jit_ncx_kernel>(p, isa);
     return std::make_shared<jit_nxc_kernel>(p, isa);
 }
 

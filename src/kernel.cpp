@@ -41,9 +41,7 @@ std::string make_kernel_name(const problem &p, cpu_isa isa) {
 
 bool jit_supports(const problem &p, cpu_isa isa, std::string *why_not) {
     if (isa == cpu_isa::none) return false;
-    const jit_conf c = make_jit_conf(p, isa);
-    if (!c.ok && why_not) *why_not = c.why_not;
-    return c.ok;
+    return jit_can_serve(p, isa, why_not);
 }
 
 std::shared_ptr<const kernel> create_kernel(const problem &p, cpu_isa isa) {

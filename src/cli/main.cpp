@@ -1,5 +1,9 @@
-// The xinterp command-line tool: run, asm, info. Exit 0 on success, 2 on invalid arguments
+// The xinterp command-line tool: run, asm, bench, info. Exit 0 on success, 2 on invalid arguments
 // (one "xinterp: error:" line on stderr), 1 on any other failure.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -20,6 +24,7 @@ const char *kUsage =
     "commands:\n"
     "  run    resample an .npy file            (xinterp run --help)\n"
     "  asm    print a kernel's generated code  (xinterp asm --help)\n"
+    "  bench  time a problem on synthetic data (xinterp bench --help)\n"
     "  info   version, CPU features, ISA ladder and kernel cache\n";
 
 int cmd_run(int argc, char **argv) {
@@ -84,6 +89,83 @@ int cmd_asm(int argc, char **argv) {
     return 0;
 }
 
+double median_of(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+int cmd_bench(int argc, char **argv) {
+    std::vector<std::string> known = kProblemFlags;
+    known.insert(known.end(), {"--src-shape", "--threads", "--iters"});
+    const parsed_args a = parse_flags(argc, argv, 2, known, {"--json"});
+    if (a.help) {
+        std::printf("usage: xinterp bench --src-shape N,C,.. --mode MODE (--sizes ..|--scales ..) [flags]\n%s"
+                    "  --src-shape DIMS   the src dims in --data-format order\n"
+                    "  --threads N        OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
+                    "  --iters N          timed executions (default 50)\n"
+                    "  --json             end with one line of JSON: kernel, impl, median_us, min_us, max_us,\n"
+                    "                     iters, src_bytes, dst_bytes, threads, create_us, cache_hit_us\n"
+                    "create_us is the median cold creation (cache miss, tables + JIT); cache_hit_us the median\n"
+                    "creation that hits the kernel cache. Data is synthetic and finite.\n",
+                    kProblemFlagsHelp);
+        return 0;
+    }
+    if (!a.has("--src-shape")) throw usage_error("--src-shape is required");
+    op_desc d;
+    fill_problem_flags(a, d);
+    d.dt = parse_dtype(a.get("--dtype", "f32"));
+    d.src_dims = parse_int_list("--src-shape", a.get("--src-shape"));
+    const impl_kind impl = parse_impl(a.get("--impl", "auto"));
+    const int iters = static_cast<int>(parse_int_list("--iters", a.get("--iters", "50"))[0]);
+    if (iters < 1) throw usage_error("--iters must be >= 1");
+    if (a.has("--threads")) {
+        const int64_t t = parse_int_list("--threads", a.get("--threads"))[0];
+        if (t < 1 || t > 1024) throw usage_error("--threads has invalid value " + std::to_string(t) + "; expected 1..1024");
+        omp_set_num_threads(static_cast<int>(t));
+    }
+    using clk = std::chrono::steady_clock;
+    auto us = [](clk::time_point a0, clk::time_point b0) { return std::chrono::duration<double, std::micro>(b0 - a0).count(); };
+    // Creation: cold (every request misses: the cache is cleared) and cache hits.
+    { primitive warm(primitive_desc(d, impl)); }  // one-time process setup is not creation
+    std::vector<double> cold, hit;
+    for (int i = 0; i < 21; ++i) {
+        clear_cache();
+        const auto t0 = clk::now();
+        primitive p(primitive_desc(d, impl));
+        cold.push_back(us(t0, clk::now()));
+    }
+    for (int i = 0; i < 21; ++i) {
+        const auto t0 = clk::now();
+        primitive p(primitive_desc(d, impl));
+        hit.push_back(us(t0, clk::now()));
+    }
+    primitive_desc pd(d, impl);
+    primitive prim(pd);
+    std::vector<uint8_t> src(pd.src_bytes() + 64), dst(pd.dst_bytes() + 64);
+    uint8_t *s = src.data() + (64 - reinterpret_cast<uintptr_t>(src.data()) % 64) % 64;  // 64-byte aligned
+    uint8_t *o = dst.data() + (64 - reinterpret_cast<uintptr_t>(dst.data()) % 64) % 64;
+    for (size_t i = 0; i < pd.src_bytes(); ++i) s[i] = static_cast<uint8_t>(i * 7 + 3) & 0x3f;  // finite
+    prim.execute(s, o);
+    std::vector<double> t;
+    for (int i = 0; i < iters; ++i) {
+        const auto t0 = clk::now();
+        prim.execute(s, o);
+        t.push_back(us(t0, clk::now()));
+    }
+    const double med = median_of(t);
+    const double mn = *std::min_element(t.begin(), t.end()), mx = *std::max_element(t.begin(), t.end());
+    const int threads = omp_get_max_threads();
+    std::printf("%s  %s  median %.1f us (min %.1f, max %.1f, %d iters, %d threads)  %.2f GB/s  create %.1f us cold, %.2f us hit\n",
+                pd.kernel_name().c_str(), pd.impl_name().c_str(), med, mn, mx, iters, threads,
+                (pd.src_bytes() + pd.dst_bytes()) / (med * 1e3), median_of(cold), median_of(hit));
+    if (a.has("--json"))
+        std::printf("{\"kernel\":\"%s\",\"impl\":\"%s\",\"median_us\":%.3f,\"min_us\":%.3f,\"max_us\":%.3f,\"iters\":%d,"
+                    "\"src_bytes\":%zu,\"dst_bytes\":%zu,\"threads\":%d,\"create_us\":%.3f,\"cache_hit_us\":%.3f}\n",
+                    pd.kernel_name().c_str(), pd.impl_name().c_str(), med, mn, mx, iters, pd.src_bytes(), pd.dst_bytes(),
+                    threads, median_of(cold), median_of(hit));
+    return 0;
+}
+
 int cmd_info(int argc, char **argv) {
     const parsed_args a = parse_flags(argc, argv, 2, {});
     if (a.help) {
@@ -122,11 +204,12 @@ int main(int argc, char **argv) {
         if (cmd == "run") return cmd_run(argc, argv);
         if (cmd == "asm") return cmd_asm(argc, argv);
         if (cmd == "info") return cmd_info(argc, argv);
+        if (cmd == "bench") return cmd_bench(argc, argv);
         if (cmd == "--version") {
             std::printf("xinterp %s\n", version());
             return 0;
         }
-        throw usage_error("unknown command '" + cmd + "'; expected run, asm or info");
+        throw usage_error("unknown command '" + cmd + "'; expected run, asm, bench or info");
     } catch (const usage_error &e) {
         std::fprintf(stderr, "xinterp: error: %s\n", e.what());
         return 2;

@@ -2,7 +2,7 @@
 // vs a memcpy of the dst bytes (the roofline row). Runs alternate per repetition, so drift on
 // a shared VM hits every contender alike; per-case medians, ratios and geometric means.
 //
-//   bench_peers [--threads N] [--reps N] [--filter SUBSTR] [--dtype f32|bf16|f16|all] [--quick]
+//   bench_peers [--threads N] [--reps N] [--filter SUBSTR] [--dtype f32|bf16|f16|all] [--quick] [--list]
 #include <omp.h>
 
 #include <algorithm>
@@ -106,6 +106,16 @@ int main(int argc, char **argv) {
         else if (a == "--filter") filter = next();
         else if (a == "--dtype") dtype_sel = next();
         else if (a == "--quick") reps = 5;
+        else if (a == "--list") {  // the suite, for bench/torch_peer.py: name n c in.. -> out..
+            for (const auto &c : xbench::suite()) {
+                std::printf("%s %lld %lld", c.name.c_str(), (long long)c.n, (long long)c.c);
+                for (auto x : c.in) std::printf(" %lld", (long long)x);
+                std::printf(" ->");
+                for (auto x : c.out) std::printf(" %lld", (long long)x);
+                std::printf("\n");
+            }
+            return 0;
+        }
         else {
             std::fprintf(stderr, "usage: bench_peers [--threads N] [--reps N] [--filter S] [--dtype f32|bf16|f16|all] [--quick]\n");
             return 2;

@@ -82,8 +82,15 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             }
         }
         if (c.c_tail > 0) {
-            compute(c.c_tail);
-            add(reg_dst, static_cast<int>(c.c_tail * c.esize));
+            // The last channels as one full vector ending at C (C >= simd_w on this path): it
+            // overlaps the previous vector and rewrites identical bits, which beats a masked
+            // store (microcoded on AMD) and never leaves the pixel. NT variants have no tail.
+            const int back = static_cast<int>((simd_w - c.c_tail) * c.esize);
+            sub(reg_p0, back);
+            sub(reg_p1, back);
+            sub(reg_dst, back);
+            compute(simd_w);
+            add(reg_dst, simd_w * c.esize);
         }
         add(reg_tab, c.wtab_stride);
         dec(reg_ow);
@@ -91,8 +98,9 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     }
 }
 
-// Nearest NXC is a bit copy of C * esize bytes per pixel: whole vectors, then 16/8/4/2-byte
-// moves for the rest, so no byte outside the pixel is touched and no dtype logic is needed.
+// Nearest NXC is a bit copy of C * esize bytes per pixel: whole vectors, then the rest as an
+// overlapping vector (or exact 8/4/2-byte moves under 16 bytes), so no byte outside the pixel
+// is touched and no dtype logic is needed.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::gen_nxc_nearest() {
     const jit_conf &c = conf_;
@@ -119,8 +127,18 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
                 jnz(l_v, T_NEAR);
             }
         }
+        if (rem > 0 && full > 0) {  // the rest as one vector ending at the pixel's end (overlap)
+            vmovdqu(vmm_a, ptr[reg_p0 + rem - vlen]);
+            vmovdqu(ptr[reg_dst + rem - vlen], vmm_a);
+        } else if (rem >= 16) {  // 16..31 bytes: two overlapping halves
+            const Xmm xa(vmm_a.getIdx());
+            vmovdqu(xa, ptr[reg_p0]);
+            vmovdqu(ptr[reg_dst], xa);
+            vmovdqu(xa, ptr[reg_p0 + rem - 16]);
+            vmovdqu(ptr[reg_dst + rem - 16], xa);
+        }
         int off = 0;
-        for (int chunk = 16; chunk >= 2; chunk /= 2) {
+        for (int chunk = 16; chunk >= 2 && rem < 16; chunk /= 2) {  // under 16 bytes: exact moves
             if (rem - off < chunk) continue;
             switch (chunk) {
                 case 16: vmovdqu(Xmm(vmm_a.getIdx()), ptr[reg_p0 + off]); vmovdqu(ptr[reg_dst + off], Xmm(vmm_a.getIdx())); break;

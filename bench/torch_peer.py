@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""PyTorch peer for the characteristic suite.
+
+Per case it alternates torch.nn.functional.interpolate (in this process) with
+`xinterp bench --json` (a child process, same machine, same moment), and prints the per-case
+medians, the ratio torch/xinterp and the geometric mean. With --peers FILE (the output of
+bench_peers from the same session) it also prints the best-of-peers table for the README.
+
+    python3 bench/torch_peer.py --build build [--threads 1] [--reps 7] [--dtype f32] [--peers FILE]
+
+Mapping: half_pixel nearest is torch 'nearest-exact'; linear is linear/bilinear/trilinear with
+align_corners=False. NCX is contiguous, NXC is channels_last(_3d) (3-D tensors: a permuted view).
+Exits 0 with a clear message when torch is not importable.
+"""
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+import time
+
+try:
+    import torch
+    import torch.nn.functional as F
+except Exception as e:  # noqa: BLE001 - any import failure means: no peer
+    print(f"# torch peer: SKIPPED, torch is not importable ({e}); install python3-torch")
+    sys.exit(0)
+
+
+def suite(build):
+    out = subprocess.run([f"{build}/bench/bench_peers", "--list"], check=True, capture_output=True, text=True).stdout
+    cases = []
+    for line in out.strip().splitlines():
+        left, right = line.split("->")
+        name, n, c, *sp_in = left.split()
+        cases.append((name, int(n), int(c), [int(x) for x in sp_in], [int(x) for x in right.split()]))
+    return cases
+
+
+TORCH_DT = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+
+
+def torch_time(n, c, sp_in, sp_out, linear, ncx, dt, reps):
+    x = torch.rand([n, c] + sp_in).to(TORCH_DT[dt])
+    k = len(sp_in)
+    if not ncx:
+        if k == 2:
+            x = x.contiguous(memory_format=torch.channels_last)
+        elif k == 3:
+            x = x.contiguous(memory_format=torch.channels_last_3d)
+        else:
+            x = x.permute(0, 2, 1).contiguous().permute(0, 2, 1)
+    mode = ("linear", "bilinear", "trilinear")[k - 1] if linear else "nearest-exact"
+    kw = {"align_corners": False} if linear else {}
+    try:
+        F.interpolate(x, size=sp_out, mode=mode, **kw)
+    except RuntimeError as e:
+        return None, str(e).split("\n")[0]
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        F.interpolate(x, size=sp_out, mode=mode, **kw)
+        ts.append((time.perf_counter() - t0) * 1e6)
+    return statistics.median(ts), ""
+
+
+def xinterp_time(build, n, c, sp_in, sp_out, linear, ncx, dt, reps, threads):
+    shape = [n, c] + sp_in if ncx else [n] + sp_in + [c]
+    cmd = [f"{build}/xinterp", "bench", "--src-shape", ",".join(map(str, shape)), "--mode",
+           "linear" if linear else "nearest", "--data-format", "NCX" if ncx else "NXC",
+           "--sizes", ",".join(map(str, sp_out)), "--dtype", dt, "--iters", str(reps),
+           "--threads", str(threads), "--json"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    return json.loads(out)
+
+
+def parse_peers(path):
+    """bench_peers rows -> {(case, mode, fmt, dt): (xinterp_us, onednn_us or None, memcpy_us)}"""
+    rows = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) < 11 or line.startswith("#") or f[0] == "case":
+            continue
+        rows[(f[0], f[1], f[2], f[3])] = (float(f[4]), None if f[5] == "-" else float(f[5]), float(f[7]))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--dtype", default="all")
+    ap.add_argument("--filter", default="")
+    ap.add_argument("--peers", help="bench_peers output of this session, for the best-of-peers table")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    print(f"# torch {torch.__version__}, threads={a.threads}, reps={a.reps}; medians in us; ratio = torch / xinterp")
+    print(f"{'case':10} {'mode':7} {'fmt':3} {'dt':4} {'xinterp':>10} {'torch':>10} {'ratio':>7}")
+    logs, rows = [], []
+    for name, n, c, sp_in, sp_out in suite(a.build):
+        if a.filter and a.filter not in name:
+            continue
+        for dt in ("f32", "bf16", "f16"):
+            if a.dtype != "all" and dt != a.dtype:
+                continue
+            for linear in (False, True):
+                for ncx in (True, False):
+                    tt, why = torch_time(n, c, sp_in, sp_out, linear, ncx, dt, a.reps)
+                    xj = xinterp_time(a.build, n, c, sp_in, sp_out, linear, ncx, dt, a.reps, a.threads)
+                    mode, fmt = ("linear" if linear else "nearest"), ("NCX" if ncx else "NXC")
+                    xt = xj["median_us"]
+                    ratio = tt / xt if tt else None
+                    if ratio:
+                        logs.append(math.log(ratio))
+                    rows.append((name, mode, fmt, dt, xt, tt))
+                    print(f"{name:10} {mode:7} {fmt:3} {dt:4} {xt:10.1f} {tt if tt else float('nan'):10.1f} "
+                          f"{ratio if ratio else float('nan'):7.2f} {why}", flush=True)
+    if logs:
+        print(f"# geomean torch/xinterp: {math.exp(sum(logs) / len(logs)):.2f}x over {len(logs)} cases")
+    if a.peers:
+        peers = parse_peers(a.peers)
+        print("\n| case | mode | layout | dtype | xinterp µs | vs oneDNN | vs PyTorch | vs best peer | vs memcpy(dst) |")
+        print("|---|---|---|---|---:|---:|---:|---:|---:|")
+        best_logs = []
+        for name, mode, fmt, dt, xt_torch_run, tt in rows:
+            p = peers.get((name, mode, fmt, dt))
+            if not p:
+                continue
+            xt, od, mc = p
+            # Each ratio comes from its own same-process alternating run.
+            r_od = od / xt if od else None
+            r_t = tt / xt_torch_run if tt else None
+            best = min(r for r in (r_od, r_t) if r) if (r_od or r_t) else None
+            if best:
+                best_logs.append(math.log(best))
+            fmt_r = lambda r: f"{r:.2f}x" if r else "n/a"  # noqa: E731
+            print(f"| {name} | {mode} | {fmt} | {dt} | {xt:.1f} | {fmt_r(r_od)} | {fmt_r(r_t)} | {fmt_r(best)} | {mc / xt:.2f}x |")
+        if best_logs:
+            print(f"\n# geomean speedup over the best peer: {math.exp(sum(best_logs) / len(best_logs)):.2f}x over "
+                  f"{len(best_logs)} cases; min {math.exp(min(best_logs)):.2f}x")
+
+
+if __name__ == "__main__":
+    main()

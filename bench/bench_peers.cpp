@@ -147,7 +147,7 @@ int main(int argc, char **argv) {
                     primitive_desc pd(d);
                     primitive prim(pd);
                     abuf src(pd.src_bytes()), dst(pd.dst_bytes()), dst2(pd.dst_bytes()), msrc(pd.dst_bytes());
-                    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 7 + 3) & 0x3f;  // finite values
+                    xbench::fill_normal(dt == data_type::f32 ? 4 : 2, dt == data_type::bf16, src.data(), src.size() / (dt == data_type::f32 ? 4 : 2));
                     std::vector<double> tx, td, tm;
 #ifdef XINTERP_HAVE_DNNL
                     dnnl_peer peer(c, ncx, linear, dt, src.data(), dst2.data());

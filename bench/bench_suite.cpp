@@ -16,8 +16,10 @@ namespace {
 
 struct aligned_bytes {
     uint8_t *p;
-    explicit aligned_bytes(size_t n) : p(static_cast<uint8_t *>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64))) {
-        for (size_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(i * 7 + 3) & 0x3f;  // finite values
+    explicit aligned_bytes(size_t n, data_type dt = data_type::f32)
+        : p(static_cast<uint8_t *>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64))) {
+        const int es = dt == data_type::f32 ? 4 : 2;
+        xbench::fill_normal(es, dt == data_type::bf16, p, n / es);
     }
     ~aligned_bytes() { std::free(p); }
 };
@@ -35,7 +37,7 @@ op_desc make(const xbench::shape_case &c, bool linear, bool ncx, data_type dt) {
 void bm_interp(benchmark::State &st, op_desc d) {
     primitive_desc pd(d);
     primitive prim(pd);
-    aligned_bytes src(pd.src_bytes()), dst(pd.dst_bytes());
+    aligned_bytes src(pd.src_bytes(), d.dt), dst(pd.dst_bytes());
     for (auto _ : st) prim.execute(src.p, dst.p);
     st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * (pd.src_bytes() + pd.dst_bytes())));
     st.SetLabel(pd.kernel_name());

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Regenerates the README performance table in one session: bench_peers (xinterp vs oneDNN vs
+# memcpy, alternating, same process), then bench/torch_peer.py (xinterp vs PyTorch, alternating
+# per case) merged into the best-of-peers table. 1 thread unless THREADS is set.
+#   bash bench/report.sh [BUILD_DIR]     (needs libdnnl-dev and python3-torch for the peers)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+threads=${THREADS:-1}
+out=${OUT_DIR:-$build/bench-report}
+mkdir -p "$out"
+cmake --build "$build" --target bench_peers xinterp_cli >/dev/null
+"$build/bench/bench_peers" --threads "$threads" --reps 9 | tee "$out/peers.txt"
+/usr/bin/python3 bench/torch_peer.py --build "$build" --threads "$threads" --reps 7 --peers "$out/peers.txt" | tee "$out/torch.txt"

@@ -1,14 +1,19 @@
 #include "jit_conf.hpp"
 
 #include <algorithm>
+#include <atomic>
 
+#include "../src/cpu_isa.hpp"
 #include "../src/numeric.hpp"
 
 namespace xinterp {
 
 namespace {
 int simd_w_of(cpu_isa isa) { return isa >= cpu_isa::avx512_core ? 16 : 8; }
+std::atomic<int> g_gather_spelling{-1};
 }  // namespace
+
+void set_gather_spelling_for_testing(int spelling) { g_gather_spelling.store(spelling); }
 
 bool jit_uses_pass_engine(const problem &p, cpu_isa isa) {
     return p.fmt == data_format::ncx || p.c < simd_w_of(isa);
@@ -87,6 +92,8 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
             c.window = hi[0] - lo[0] < w && hi[1] - lo[1] < w;
         }
         c.stage = !c.window && c.esize == 2;
+        const int spelling = g_gather_spelling.load();
+        c.gather_by_insert = !c.window && (spelling < 0 ? host_features().amd : spelling == 1);
         // Record: a simd_w*4-byte header (window bases), then index vectors and weights.
         c.rec_bytes = static_cast<int>(w * 4 * (lin ? 5 : 2));
         c.n_slots = lin ? 2 * c.nd : 0;

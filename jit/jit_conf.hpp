@@ -47,6 +47,9 @@ struct jit_conf {
     int64_t iw_full = 0, iw_tail = 0, iw_pad = 0;
     bool window = false;
     bool stage = false;
+    // How the gather path spells a gather: vgatherdps, or (AMD, where a ymm gather costs ~20
+    // cycles) eight index loads + vinsertps, about twice as fast there. Same elements read.
+    bool gather_by_insert = false;
     int rec_bytes = 0;          // bytes per W-table record (one per output vector)
     int n_slots = 0;            // cached W-pass rows per thread (linear)
     int64_t scratch_bytes = 0;  // per thread
@@ -67,6 +70,9 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa);
 // serve p, and whether it runs on the separable pass engine (NCX, or NXC with C < simd_w).
 bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not);
 bool jit_uses_pass_engine(const problem &p, cpu_isa isa);
+// Tests force a gather spelling (0: vgatherdps, 1: inserts, -1: by vendor) to cover both on any
+// host. The spelling is not in the cache key, so callers clear the cache around it.
+void set_gather_spelling_for_testing(int spelling);
 
 // One ABI struct for every interpolation kernel; the generator reads it with offsetof.
 // The NCX pass kernels' ABI (W pass and vertical blend), read with offsetof.

@@ -52,6 +52,18 @@ void jit_ncx_wpass<isa>::vector(int64_t n) {
     const int V = simd_w * 4;
     // Where a gathered element sits: the staged 32-bit row, or the f32 src row itself.
     auto gather = [&](const Vmm &v, int idx_off, bool as_float) {
+        if (c.gather_by_insert) {
+            // Lanes 0-3 and 4-7 in two xmm halves, one index load + vinsertps per element.
+            const Xmm lo(v.getIdx()), hi(vmm_idx.getIdx());
+            for (int l = 0; l < simd_w; ++l) {
+                const Xmm &x = l < 4 ? lo : hi;
+                movsxd(reg_tmp, dword[reg_tab + idx_off + 4 * l]);
+                if (l % 4 == 0) vmovss(x, dword[reg_src + reg_tmp * 4]);
+                else vinsertps(x, x, dword[reg_src + reg_tmp * 4], static_cast<uint8_t>((l % 4) << 4));
+            }
+            vinsertf128(v, v, hi, 1);
+            return;
+        }
         vmovdqu(vmm_idx, ptr[reg_tab + idx_off]);
         vpcmpeqd(vmm_mask, vmm_mask, vmm_mask);  // the gather clears its mask
         if (as_float) vgatherdps(v, ptr[reg_src + vmm_idx * 4], vmm_mask);

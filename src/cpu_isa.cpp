@@ -27,6 +27,8 @@ cpu_features detect() {
     if (ci) {
         const cpuinfo_package *pkg = cpuinfo_get_package(0);
         if (pkg) f.brand = pkg->name;
+        const cpuinfo_core *core = cpuinfo_get_core(0);
+        f.amd = core && core->vendor == cpuinfo_vendor_amd;
         f.avx = cpuinfo_has_x86_avx();
         f.avx2 = cpuinfo_has_x86_avx2();
         f.fma = cpuinfo_has_x86_fma3();
@@ -38,6 +40,7 @@ cpu_features detect() {
         f.avx512cd = cpuinfo_has_x86_avx512cd();
         f.avx512_bf16 = cpuinfo_has_x86_avx512bf16();
     } else {
+        f.amd = cpu.has(C::tAMD);
         f.avx = cpu.has(C::tAVX);
         f.avx2 = cpu.has(C::tAVX2);
         f.fma = cpu.has(C::tFMA);

@@ -9,6 +9,7 @@ namespace xinterp {
 
 struct cpu_features {
     std::string brand;
+    bool amd = false;  // vendor, for spelling choices that are fast on one vendor only
     bool avx = false, avx2 = false, fma = false, f16c = false;
     bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false, avx512cd = false;
     bool avx512_bf16 = false, avx512_fp16 = false, amx_tile = false, amx_bf16 = false;

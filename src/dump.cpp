@@ -12,33 +12,36 @@ std::string disassemble(const kernel &k) {
     os << "; kernel: " << k.name() << "\n";
     os << "; problem: " << k.prob().str() << "\n";
     os << "; isa: " << (k.isa() == cpu_isa::none ? "reference (no generated code)" : cpu_isa_name(k.isa())) << "\n";
-    if (!k.code()) return os.str();
-    const uint8_t *code = k.code();
-    const size_t text = k.text_size(), size = k.code_size();
-    os << "; code: " << text << " bytes of instructions + " << size - text << " bytes of constants\n";
+    const auto parts = k.parts();
     char line[160];
-    size_t off = 0;
-    while (off < text) {
-        ZydisDisassembledInstruction insn;
-        const uint64_t addr = reinterpret_cast<uint64_t>(code) + off;
-        int n = std::snprintf(line, sizeof line, "%016llx  ", static_cast<unsigned long long>(addr));
-        if (!ZYAN_SUCCESS(ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64, addr, code + off, text - off, &insn))) {
-            std::snprintf(line + n, sizeof line - n, "%02x  (undecodable)", code[off]);
-            os << line << "\n";
-            ++off;
-            continue;
+    for (const auto &pt : parts) {
+        const uint8_t *code = pt.code;
+        os << "; part " << pt.role << ": " << pt.text << " bytes of instructions + " << pt.size - pt.text
+           << " bytes of constants\n";
+        os << k.name() << (parts.size() > 1 ? "." + pt.role : std::string()) << ":\n";
+        size_t off = 0;
+        while (off < pt.text) {
+            ZydisDisassembledInstruction insn;
+            const uint64_t addr = reinterpret_cast<uint64_t>(code) + off;
+            int n = std::snprintf(line, sizeof line, "%016llx  ", static_cast<unsigned long long>(addr));
+            if (!ZYAN_SUCCESS(ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64, addr, code + off, pt.text - off, &insn))) {
+                std::snprintf(line + n, sizeof line - n, "%02x  (undecodable)", code[off]);
+                os << line << "\n";
+                ++off;
+                continue;
+            }
+            for (size_t i = 0; i < insn.info.length; ++i) n += std::snprintf(line + n, sizeof line - n, "%02x", code[off + i]);
+            for (; n < 18 + 2 * 13; ++n) line[n] = ' ';
+            line[n] = '\0';
+            os << line << insn.text << "\n";
+            off += insn.info.length;
         }
-        for (size_t i = 0; i < insn.info.length; ++i) n += std::snprintf(line + n, sizeof line - n, "%02x", code[off + i]);
-        for (; n < 18 + 2 * 13; ++n) line[n] = ' ';
-        line[n] = '\0';
-        os << line << insn.text << "\n";
-        off += insn.info.length;
-    }
-    os << "; constant pool\n";
-    for (; off < size; off += 16) {
-        int n = std::snprintf(line, sizeof line, "%016llx  ", static_cast<unsigned long long>(reinterpret_cast<uint64_t>(code) + off));
-        for (size_t i = off; i < off + 16 && i < size; ++i) n += std::snprintf(line + n, sizeof line - n, "%02x", code[i]);
-        os << line << "\n";
+        os << "; constant pool\n";
+        for (; off < pt.size; off += 16) {
+            int n = std::snprintf(line, sizeof line, "%016llx  ", static_cast<unsigned long long>(reinterpret_cast<uint64_t>(code) + off));
+            for (size_t i = off; i < off + 16 && i < pt.size; ++i) n += std::snprintf(line + n, sizeof line - n, "%02x", code[i]);
+            os << line << "\n";
+        }
     }
     return os.str();
 }

@@ -14,6 +14,8 @@
 namespace xinterp {
 namespace {
 
+kernel::code_part part(const char *role, const jit_io &g) { return {role, g.getCode(), g.getSize(), g.text_size()}; }
+
 // The part every driver shares: conf, tables, and the per-thread loop.
 class jit_kernel_base : public kernel {
 public:
@@ -77,9 +79,11 @@ public:
             gen_nt_->generate();
         }
     }
-    const uint8_t *code() const override { return gen_->getCode(); }
-    size_t code_size() const override { return gen_->getSize(); }
-    size_t text_size() const override { return gen_->text_size(); }
+    std::vector<code_part> parts() const override {
+        std::vector<code_part> v{part("row", *gen_)};
+        if (gen_nt_) v.push_back(part("row_nt", *gen_nt_));
+        return v;
+    }
 
     void execute(const void *src, void *dst) const override {
         if (prob().empty()) return;
@@ -153,10 +157,14 @@ public:
             blend_row_->generate();
         }
     }
-    // The dump shows the W pass, where the interesting code is.
-    const uint8_t *code() const override { return wpass_->getCode(); }
-    size_t code_size() const override { return wpass_->getSize(); }
-    size_t text_size() const override { return wpass_->text_size(); }
+    std::vector<code_part> parts() const override {
+        std::vector<code_part> v{part("wpass", *wpass_)};
+        if (wpass_nt_) v.push_back(part("wpass_nt", *wpass_nt_));
+        if (blend_final_) v.push_back(part("blend", *blend_final_));
+        if (blend_final_nt_) v.push_back(part("blend_nt", *blend_final_nt_));
+        if (blend_row_) v.push_back(part("blend_row", *blend_row_));
+        return v;
+    }
 
     void execute(const void *src, void *dst) const override {
         if (prob().empty()) return;

@@ -59,9 +59,16 @@ std::shared_ptr<const kernel> create_kernel(const problem &p, cpu_isa isa) {
         throw error(status::runtime_error, std::string("jit: code generation failed: ") + e.what());
     }
     g_generations.fetch_add(1);
-    if (k->code()) {
-        if (jit_profile_enabled()) perf_map_add(k->code(), k->code_size(), k->name());
-        if (jit_dump_enabled()) jit_dump_write(k->name(), k->code(), k->code_size(), disassemble(*k));
+    const auto parts = k->parts();
+    if (!parts.empty()) {
+        // perf sees every function under the kernel's one name.
+        if (jit_profile_enabled())
+            for (const auto &pt : parts) perf_map_add(pt.code, pt.size, k->name());
+        if (jit_dump_enabled()) {
+            std::vector<uint8_t> bin;  // the parts back to back, in listing order
+            for (const auto &pt : parts) bin.insert(bin.end(), pt.code, pt.code + pt.size);
+            jit_dump_write(k->name(), bin.data(), bin.size(), disassemble(*k));
+        }
     }
     return k;
 }

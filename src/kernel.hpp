@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "problem.hpp"
 
@@ -17,9 +18,18 @@ public:
     cpu_isa isa() const { return isa_; }
     // Writes dst for this kernel's problem. Arguments are validated by the caller.
     virtual void execute(const void *src, void *dst) const = 0;
-    virtual const uint8_t *code() const { return nullptr; }
-    virtual size_t code_size() const { return 0; }
-    virtual size_t text_size() const { return 0; }  // instructions; data follows up to code_size()
+    // Every generated function of the kernel: the dump, the perf map, the dump files and the
+    // static ISA check walk them all. text bytes of instructions, then constants up to size.
+    struct code_part {
+        std::string role;  // "row", "wpass", "blend", ... (+ "_nt" for non-temporal variants)
+        const uint8_t *code;
+        size_t size, text;
+    };
+    virtual std::vector<code_part> parts() const { return {}; }
+    const uint8_t *code() const {  // the first part, or nullptr for the reference
+        const auto p = parts();
+        return p.empty() ? nullptr : p.front().code;
+    }
 
 private:
     problem prob_;

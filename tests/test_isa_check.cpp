@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "../jit/jit_conf.hpp"
 #include "cpu_isa.hpp"
 #include "kernel.hpp"
 #include "test_util.hpp"
@@ -54,32 +55,36 @@ TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
         GTEST_SKIP() << cpu_isa_name(isa) << ": no kernels for this tier exist yet in this build";
     const tier_rules rules = rules_for(isa);
     size_t kernels = 0, insns = 0;
+    for (int spelling : {0, 1})  // both gather spellings of the pass engine
     for (const op_desc &d : representative_set()) {
+        set_gather_spelling_for_testing(spelling);
         const auto k = create_kernel(make_problem(d), isa);
+        set_gather_spelling_for_testing(-1);
         ASSERT_NE(k->code(), nullptr);
         ++kernels;
-        const uint8_t *code = k->code();
-        size_t off = 0;
-        while (off < k->text_size()) {
-            ZydisDisassembledInstruction in;
-            ASSERT_TRUE(ZYAN_SUCCESS(ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64, 0, code + off, k->text_size() - off, &in)))
-                << k->name() << ": byte " << off << " does not decode";
-            EXPECT_TRUE(rules.allowed.count(in.info.meta.isa_ext)) << k->name() << ": '" << in.text << "' is outside " << cpu_isa_name(isa);
-            if (!rules.evex) {
-                EXPECT_NE(in.info.encoding, ZYDIS_INSTRUCTION_ENCODING_EVEX) << k->name() << ": " << in.text;
+        for (const auto &pt : k->parts()) {
+            size_t off = 0;
+            while (off < pt.text) {
+                ZydisDisassembledInstruction in;
+                ASSERT_TRUE(ZYAN_SUCCESS(ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64, 0, pt.code + off, pt.text - off, &in)))
+                    << k->name() << "." << pt.role << ": byte " << off << " does not decode";
+                EXPECT_TRUE(rules.allowed.count(in.info.meta.isa_ext)) << k->name() << ": '" << in.text << "' is outside " << cpu_isa_name(isa);
+                if (!rules.evex) {
+                    EXPECT_NE(in.info.encoding, ZYDIS_INSTRUCTION_ENCODING_EVEX) << k->name() << ": " << in.text;
+                }
+                // Legacy-encoded SIMD (SSE) next to VEX code would cost AVX-SSE transitions.
+                const bool legacy_simd = in.info.encoding == ZYDIS_INSTRUCTION_ENCODING_LEGACY &&
+                                         in.info.meta.isa_ext != ZYDIS_ISA_EXT_BASE && in.info.meta.isa_ext != ZYDIS_ISA_EXT_LONGMODE;
+                EXPECT_FALSE(legacy_simd) << k->name() << ": legacy SSE '" << in.text << "'";
+                off += in.info.length;
+                ++insns;
             }
-            // Legacy-encoded SIMD (SSE) next to VEX code would cost AVX-SSE transitions.
-            const bool legacy_simd = in.info.encoding == ZYDIS_INSTRUCTION_ENCODING_LEGACY &&
-                                     in.info.meta.isa_ext != ZYDIS_ISA_EXT_BASE && in.info.meta.isa_ext != ZYDIS_ISA_EXT_LONGMODE;
-            EXPECT_FALSE(legacy_simd) << k->name() << ": legacy SSE '" << in.text << "'";
-            off += in.info.length;
-            ++insns;
+            ASSERT_EQ(off, pt.text) << k->name() << "." << pt.role << ": the last instruction runs past the code";
         }
-        ASSERT_EQ(off, k->text_size()) << k->name() << ": the last instruction runs past the code";
     }
     RecordProperty("kernels", static_cast<int>(kernels));
     RecordProperty("instructions", static_cast<int>(insns));
-    EXPECT_EQ(kernels, 108u);
+    EXPECT_EQ(kernels, 2 * 108u);
 }
 
 INSTANTIATE_TEST_SUITE_P(tiers, isa_check, ::testing::ValuesIn(std::vector<cpu_isa>(std::begin(kAllIsas), std::end(kAllIsas))),

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "../jit/jit_conf.hpp"
 #include "cpu_isa.hpp"
 #include "test_util.hpp"
 
@@ -247,4 +248,21 @@ TEST(jit_bitwise, non_temporal_stores_for_large_outputs) {
                     ASSERT_EQ(std::memcmp(dst.data(), ref.data(), ref.size()), 0) << describe(d) << " aligned=" << aligned;
                 }
             }
+}
+
+// The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both
+// read the same elements, so both must give the reference's bits on every host.
+TEST(jit_bitwise, both_gather_spellings) {
+    REQUIRE_AVX2();
+    std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases;
+    for (int64_t i : {1, W - 1, 3 * W + 5, 61})
+        for (int64_t o : {1, W + 1, 2 * W + 3}) cases.push_back({{i}, {o}});  // downsampling and IW < simd_w
+    cases.push_back({{21, 35}, {3, 5}});
+    for (int spelling : {0, 1}) {
+        set_gather_spelling_for_testing(spelling);
+        clear_cache();
+        sweep(cases, {1, 3});
+    }
+    set_gather_spelling_for_testing(-1);
+    clear_cache();
 }

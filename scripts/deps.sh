@@ -3,7 +3,8 @@
 # Idempotent: prints nothing to install on a machine that has them all. Needs root.
 set -euo pipefail
 pkgs=(g++ cmake ninja-build pkg-config libxbyak-dev libcpuinfo-dev libzydis-dev
-      googletest libgtest-dev libbenchmark-dev)
+      googletest libgtest-dev libbenchmark-dev
+      clang libclang-rt-14-dev libomp-14-dev)   # the sanitizer and fuzz lanes
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,7 +2,9 @@
 
 #include <omp.h>
 
+#include <atomic>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "../jit/jit_conf.hpp"
@@ -44,13 +46,23 @@ protected:
             store_fence();
             return;
         }
+        // No exception may leave a parallel region: a thread that cannot get its scratch
+        // skips its rows, and the failure is reported after the region.
+        std::atomic<bool> oom{false};
 #pragma omp parallel num_threads(nthr)
         {
             mxcsr_guard guard;
             const int t = omp_get_thread_num(), n = omp_get_num_threads();
-            body(rows * t / n, rows * (t + 1) / n, thread_scratch(conf_.scratch_bytes));
+            uint8_t *scratch = nullptr;
+            try {
+                scratch = thread_scratch(conf_.scratch_bytes);
+            } catch (const std::bad_alloc &) {
+                oom = true;
+            }
+            if (scratch) body(rows * t / n, rows * (t + 1) / n, scratch);
             store_fence();
         }
+        if (oom) throw std::bad_alloc();
     }
 
     // NT stores are weakly ordered: one fence per thread publishes them before execute

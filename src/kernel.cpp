@@ -16,6 +16,7 @@ namespace xinterp {
 namespace {
 
 std::atomic<uint64_t> g_generations{0};
+std::atomic<int> g_injected_failures{0};
 
 class reference_kernel : public kernel {
 public:
@@ -46,6 +47,9 @@ bool jit_supports(const problem &p, cpu_isa isa, std::string *why_not) {
 
 std::shared_ptr<const kernel> create_kernel(const problem &p, cpu_isa isa) {
     std::shared_ptr<const kernel> k;
+    for (int n = g_injected_failures.load(); n > 0;)
+        if (g_injected_failures.compare_exchange_weak(n, n - 1))
+            throw error(status::out_of_memory, "injected generation failure for " + p.str());
     try {
         if (isa == cpu_isa::none)
             k = std::make_shared<reference_kernel>(p, isa);
@@ -56,7 +60,9 @@ std::shared_ptr<const kernel> create_kernel(const problem &p, cpu_isa isa) {
     } catch (const std::bad_alloc &) {
         throw error(status::out_of_memory, "out of memory while creating kernel for " + p.str());
     } catch (const Xbyak::Error &e) {
-        throw error(status::runtime_error, std::string("jit: code generation failed: ") + e.what());
+        const bool oom = static_cast<int>(e) == Xbyak::ERR_CANT_ALLOC || static_cast<int>(e) == Xbyak::ERR_CANT_PROTECT;
+        throw error(oom ? status::out_of_memory : status::runtime_error,
+                    std::string(oom ? "out of memory for generated code: " : "jit: code generation failed: ") + e.what());
     }
     g_generations.fetch_add(1);
     const auto parts = k->parts();
@@ -74,5 +80,6 @@ std::shared_ptr<const kernel> create_kernel(const problem &p, cpu_isa isa) {
 }
 
 uint64_t kernel_generations() { return g_generations.load(); }
+void inject_generation_failures_for_testing(int n) { g_injected_failures.store(n); }
 
 }  // namespace xinterp

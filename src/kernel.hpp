@@ -45,5 +45,7 @@ bool jit_supports(const problem &p, cpu_isa isa, std::string *why_not = nullptr)
 // Generates (no cache). isa == none gives the reference kernel.
 std::shared_ptr<const kernel> create_kernel(const problem &p, cpu_isa isa);
 uint64_t kernel_generations();  // kernels created so far, process-wide
+// Tests: the next n create_kernel calls fail with out_of_memory (an injected fault).
+void inject_generation_failures_for_testing(int n);
 
 }  // namespace xinterp

@@ -12,7 +12,9 @@ namespace {
 
 // The tier a problem runs at: the dispatcher's choice unless the JIT cannot serve it.
 cpu_isa choose_isa(const problem &p, impl_kind impl) {
-    if (impl == impl_kind::reference) return cpu_isa::none;
+    // An empty problem (N or C is 0) computes nothing: no tables, no code, whatever its
+    // spatial dims (which may be huge).
+    if (impl == impl_kind::reference || p.empty()) return cpu_isa::none;
     const cpu_isa isa = dispatch_isa();
     std::string why;
     if (isa != cpu_isa::none && !jit_supports(p, isa, &why)) {
@@ -50,13 +52,23 @@ void check_buffers(const problem &p, const void *src, const void *dst) {
         throw error(status::invalid_arguments, "src and dst overlap; in-place or aliased execution is not supported");
 }
 
+// Runs a kernel; an allocation failure inside (reference tables, per-thread scratch) is
+// reported as out_of_memory, like every other failure, as an xinterp::error.
+void execute_or_throw(const kernel &k, const void *src, void *dst) {
+    try {
+        k.execute(src, dst);
+    } catch (const std::bad_alloc &) {
+        throw error(status::out_of_memory, "out of memory while executing " + k.name());
+    }
+}
+
 void run(const kernel &k, const void *src, void *dst) {
     if (verbose_level() <= 0) {
-        k.execute(src, dst);
+        execute_or_throw(k, src, dst);
         return;
     }
     const double t0 = now_us();
-    k.execute(src, dst);
+    execute_or_throw(k, src, dst);
     char t[32];
     std::snprintf(t, sizeof t, "%.4f", (now_us() - t0) / 1000.0);
     const problem &p = k.prob();

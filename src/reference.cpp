@@ -19,21 +19,28 @@ struct tensor_view {
     }
 };
 
+// Tensors may start at any address, so elements are moved with memcpy, never through a
+// typed pointer (a misaligned uint16_t or float access is undefined behaviour).
 float load(data_type dt, const void *base, int64_t i) {
-    switch (dt) {
-        case data_type::f32: return static_cast<const float *>(base)[i];
-        case data_type::bf16: return bf16_to_f32(static_cast<const uint16_t *>(base)[i]);
-        case data_type::f16: return f16_to_f32(static_cast<const uint16_t *>(base)[i]);
+    const auto *b = static_cast<const unsigned char *>(base);
+    if (dt == data_type::f32) {
+        float f;
+        std::memcpy(&f, b + 4 * i, 4);
+        return f;
     }
-    return 0.f;
+    uint16_t h;
+    std::memcpy(&h, b + 2 * i, 2);
+    return dt == data_type::bf16 ? bf16_to_f32(h) : f16_to_f32(h);
 }
 
 void store(data_type dt, void *base, int64_t i, float v) {
-    switch (dt) {
-        case data_type::f32: static_cast<float *>(base)[i] = v; break;
-        case data_type::bf16: static_cast<uint16_t *>(base)[i] = f32_to_bf16(v); break;
-        case data_type::f16: static_cast<uint16_t *>(base)[i] = f32_to_f16(v); break;
+    auto *b = static_cast<unsigned char *>(base);
+    if (dt == data_type::f32) {
+        std::memcpy(b + 4 * i, &v, 4);
+        return;
     }
+    const uint16_t h = dt == data_type::bf16 ? f32_to_bf16(v) : f32_to_f16(v);
+    std::memcpy(b + 2 * i, &h, 2);
 }
 
 // One 1-D step of the canonical order: r = w0 * a; r = fma(w1, b, r).

@@ -52,6 +52,16 @@ TEST(shape, empty_problems_are_valid_and_write_nothing) {
     }
 }
 
+// Found by the fuzzer: an empty problem with enormous spatial dims built O(W) JIT tables.
+TEST(shape, empty_problems_with_huge_spatial_dims_build_nothing) {
+    op_desc d = problem_builder().src({1, 5, int64_t(1) << 40, 0}).scales({4.75f, 0.125f}).mode(mode::linear);
+    primitive_desc pd(d);
+    EXPECT_EQ(pd.dst_dims(), (std::vector<int64_t>{1, 23, int64_t(1) << 37, 0}));
+    EXPECT_EQ(pd.impl_name(), "ref");
+    primitive p(pd);
+    EXPECT_NO_THROW(p.execute(nullptr, nullptr));
+}
+
 TEST(shape, runtime_sizes_helper) {
     primitive_desc pd(base());
     const int32_t s[2] = {3, 5};

@@ -21,7 +21,7 @@ bool jit_uses_pass_engine(const problem &p, cpu_isa isa) {
 
 bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not) {
     std::string why;
-    if (isa != cpu_isa::avx2) {
+    if (isa != cpu_isa::avx2 && isa != cpu_isa::avx512_core && isa != cpu_isa::avx512_core_bf16) {
         why = std::string("no kernels for ") + cpu_isa_name(isa) + " in this build";
     } else if (!jit_uses_pass_engine(p, isa)) {
         // Per-pixel byte offsets live in int64 tables; the channel loop adds immediates.
@@ -93,7 +93,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         }
         c.stage = !c.window && c.esize == 2;
         const int spelling = g_gather_spelling.load();
-        c.gather_by_insert = !c.window && (spelling < 0 ? host_features().amd : spelling == 1);
+        c.gather_by_insert = isa == cpu_isa::avx2 && !c.window && (spelling < 0 ? host_features().amd : spelling == 1);
         // Record: a simd_w*4-byte header (window bases), then index vectors and weights.
         c.rec_bytes = static_cast<int>(w * 4 * (lin ? 5 : 2));
         c.n_slots = lin ? 2 * c.nd : 0;

@@ -13,7 +13,7 @@ constexpr size_t kMaxCodeSize = 16 * 1024;  // the largest kernel (3-D NXC bf16 
 
 template <cpu_isa isa>
 jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf, bool nt)
-    : jit_io(kMaxCodeSize, simd_w), conf_(conf), nt_(nt) {}
+    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16), conf_(conf), nt_(nt) {}
 
 // The H and D steps of the canonical order, on W results already in vmm_rw[] (k >= 2).
 // D tap 0's H result is kept in vmm_hd0; D tap 1's is formed in place in vmm_rw[0].
@@ -81,7 +81,10 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
                 jnz(l_c, T_NEAR);
             }
         }
-        if (c.c_tail > 0) {
+        if (c.c_tail > 0 && kEvex) {
+            compute(c.c_tail);  // opmask loads and stores: exactly the tail's channels
+            add(reg_dst, static_cast<int>(c.c_tail * c.esize));
+        } else if (c.c_tail > 0) {
             // The last channels as one full vector ending at C (C >= simd_w on this path): it
             // overlaps the previous vector and rewrites identical bits, which beats a masked
             // store (microcoded on AMD) and never leaves the pixel. NT variants have no tail.
@@ -118,8 +121,10 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
         if (full > 0) {
             mov(reg_cnt, full);
             L(l_v); {
-                vmovdqu(vmm_a, ptr[reg_p0]);
+                if constexpr (kEvex) vmovdqu32(vmm_a, ptr[reg_p0]);
+                else vmovdqu(vmm_a, ptr[reg_p0]);
                 if (nt_) vmovntdq(ptr[reg_dst], vmm_a);
+                else if constexpr (kEvex) vmovdqu32(ptr[reg_dst], vmm_a);
                 else vmovdqu(ptr[reg_dst], vmm_a);
                 add(reg_p0, vlen);
                 add(reg_dst, vlen);
@@ -127,10 +132,14 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
                 jnz(l_v, T_NEAR);
             }
         }
-        if (rem > 0 && full > 0) {  // the rest as one vector ending at the pixel's end (overlap)
+        if (kEvex && rem > 0) {  // the rest under a byte opmask: exactly rem bytes
+            load_kmask(k_tail, (uint64_t(1) << rem) - 1, 64);
+            vmovdqu8(vmm_a | k_tail | T_z, ptr[reg_p0]);
+            vmovdqu8(ptr[reg_dst] | k_tail, vmm_a);
+        } else if (rem > 0 && full > 0) {  // the rest as one vector ending at the pixel's end (overlap)
             vmovdqu(vmm_a, ptr[reg_p0 + rem - vlen]);
             vmovdqu(ptr[reg_dst + rem - vlen], vmm_a);
-        } else if (rem >= 16) {  // 16..31 bytes: two overlapping halves
+        } else if (!kEvex && rem >= 16) {  // 16..31 bytes: two overlapping halves
             const Xmm xa(vmm_a.getIdx());
             vmovdqu(xa, ptr[reg_p0]);
             vmovdqu(ptr[reg_dst], xa);
@@ -138,7 +147,7 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
             vmovdqu(ptr[reg_dst + rem - 16], xa);
         }
         int off = 0;
-        for (int chunk = 16; chunk >= 2 && rem < 16; chunk /= 2) {  // under 16 bytes: exact moves
+        for (int chunk = 16; chunk >= 2 && rem < 16 && !kEvex; chunk /= 2) {  // under 16 bytes: exact moves
             if (rem - off < chunk) continue;
             switch (chunk) {
                 case 16: vmovdqu(Xmm(vmm_a.getIdx()), ptr[reg_p0 + off]); vmovdqu(ptr[reg_dst + off], Xmm(vmm_a.getIdx())); break;
@@ -166,5 +175,7 @@ void jit_interp_kernel<isa>::generate() {
 
 // The tiers that have a generator in this build:
 template class jit_interp_kernel<cpu_isa::avx2>;
+template class jit_interp_kernel<cpu_isa::avx512_core>;
+template class jit_interp_kernel<cpu_isa::avx512_core_bf16>;
 
 }  // namespace xinterp

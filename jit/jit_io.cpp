@@ -164,9 +164,21 @@ void jit_io::store_u32_bits(int esize, const Address &a, const Vmm &v, int64_t n
     }
 }
 
+Xbyak::Label &jit_io::pool_const(uint64_t value) {
+    for (auto &e : pool_)
+        if (e.first == value) return *e.second;
+    pool_.emplace_back(value, std::make_unique<Xbyak::Label>());
+    return *pool_.back().second;
+}
+
+void jit_io::load_kmask(const Opmask &k, uint64_t bits, int width) {
+    if (width == 64) kmovq(k, qword[rip + pool_const(bits)]);
+    else kmovw(k, word[rip + pool_const(bits)]);
+}
+
 void jit_io::finish_code() {
     text_size_ = getSize();
-    align(32);
+    align(simd_w_ * 4);
     L(l_const_tail);
     for (int i = 0; i < 2 * simd_w_; ++i) dd(i < simd_w_ ? 0xffffffffu : 0u);
     auto splat = [&](Label &l, uint32_t v) {
@@ -178,6 +190,10 @@ void jit_io::finish_code() {
     splat(l_const_0040, 0x40u);
     splat(l_const_8000, 0x8000u);
     splat(l_const_exp, 0x7f800000u);
+    for (auto &e : pool_) {
+        L(*e.second);
+        dq(e.first);
+    }
     finalize();
 }
 

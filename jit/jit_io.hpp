@@ -3,6 +3,10 @@
 #pragma once
 #include "jit_generator.hpp"
 
+#include <memory>
+#include <utility>
+#include <vector>
+
 namespace xinterp {
 
 template <cpu_isa isa>
@@ -12,6 +16,21 @@ template <>
 struct isa_traits<cpu_isa::avx2> {
     using Vmm = Xbyak::Ymm;
     static constexpr int simd_w = 8;
+    static constexpr bool native_bf16 = false;
+};
+template <>
+struct isa_traits<cpu_isa::avx512_core> {
+    using Vmm = Xbyak::Zmm;
+    static constexpr int simd_w = 16;
+    static constexpr bool native_bf16 = false;
+};
+// AVX512-BF16: the same code, except bf16 stores use VCVTNEPS2BF16, which the spec's bf16 rule
+// was written to match. (The fp16 and AMX tiers dispatch to this one: no kernels of their own.)
+template <>
+struct isa_traits<cpu_isa::avx512_core_bf16> {
+    using Vmm = Xbyak::Zmm;
+    static constexpr int simd_w = 16;
+    static constexpr bool native_bf16 = true;
 };
 
 // Not a template itself (so that kernel templates deriving from it see Xbyak's members without
@@ -22,11 +41,16 @@ public:
     size_t text_size() const { return text_size_; }  // code; the constant pool follows
 
 protected:
-    jit_io(size_t max_code_size, int simd_w) : jit_generator(max_code_size), simd_w_(simd_w) {}
+    jit_io(size_t max_code_size, int simd_w, bool native_bf16 = false)
+        : jit_generator(max_code_size), simd_w_(simd_w), native_bf16_(native_bf16) {}
 
-    // The helpers clobber registers 7-10 (t0-t3) and 14 (mask); callers keep no live value in
-    // them across a load or store.
+    // The helpers clobber registers 7-10 (t0-t3) and 14 (mask), and on AVX-512 opmasks k1 (tails)
+    // and k2 (compares, gathers); callers keep no live value in them across a load or store.
     static constexpr int kT0 = 7, kT1 = 8, kT2 = 9, kT3 = 10, kMask = 14;
+    const Xbyak::Opmask k_tail = k1, k_tmp = k2;
+    // A constant in the pool (emitted by finish_code), e.g. a k-mask to kmov from.
+    Xbyak::Label &pool_const(uint64_t value);
+    void load_kmask(const Xbyak::Opmask &k, uint64_t bits, int width);  // width 16 or 64
 
     template <typename Vmm> void load_tail_mask(const Vmm &m, int64_t lanes);
     template <typename Vmm> void load_f32(data_type dt, const Vmm &v, const Xbyak::Address &a, int64_t n);
@@ -42,9 +66,21 @@ protected:
 
     Xbyak::Label l_const_tail, l_const_one, l_const_7fff, l_const_0040, l_const_8000, l_const_exp;
 
+    int simd_w() const { return simd_w_; }
+
 private:
     int simd_w_;
+    bool native_bf16_;
     size_t text_size_ = 0;
+    std::vector<std::pair<uint64_t, std::unique_ptr<Xbyak::Label>>> pool_;
 };
+
+// AVX-512 spellings (jit_io_avx512.cpp): opmask tails, EVEX conversions.
+template <> void jit_io::load_tail_mask(const Xbyak::Zmm &, int64_t);
+template <> void jit_io::load_f32(data_type, const Xbyak::Zmm &, const Xbyak::Address &, int64_t);
+template <> void jit_io::load_u32(const Xbyak::Zmm &, const Xbyak::Address &, int64_t);
+template <> void jit_io::store_f32(data_type, const Xbyak::Address &, const Xbyak::Zmm &, int64_t, bool);
+template <> void jit_io::store_u32_bits(int, const Xbyak::Address &, const Xbyak::Zmm &, int64_t, bool);
+template <> void jit_io::cvt_to_bf16(const Xbyak::Zmm &);
 
 }  // namespace xinterp

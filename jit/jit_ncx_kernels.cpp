@@ -13,7 +13,7 @@ constexpr size_t kMaxCodeSize = 8 * 1024;
 
 template <cpu_isa isa>
 jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt)
-    : jit_io(kMaxCodeSize, simd_w), conf_(conf), final_(final_out), nt_(nt && final_out) {}
+    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16), conf_(conf), final_(final_out), nt_(nt && final_out) {}
 
 // Gather path, 16-bit: widen the row once into scratch (f32 for linear, zero-extended bits for
 // nearest), with exact-size loads; the gathers then read only scratch.
@@ -64,12 +64,32 @@ void jit_ncx_wpass<isa>::vector(int64_t n) {
             vinsertf128(v, v, hi, 1);
             return;
         }
-        vmovdqu(vmm_idx, ptr[reg_tab + idx_off]);
-        vpcmpeqd(vmm_mask, vmm_mask, vmm_mask);  // the gather clears its mask
-        if (as_float) vgatherdps(v, ptr[reg_src + vmm_idx * 4], vmm_mask);
-        else vpgatherdd(v, ptr[reg_src + vmm_idx * 4], vmm_mask);
+        if constexpr (kEvex) {
+            vmovdqu32(vmm_idx, ptr[reg_tab + idx_off]);
+            kxnorw(k_tmp, k_tmp, k_tmp);  // the gather clears its mask
+            if (as_float) vgatherdps(v | k_tmp, ptr[reg_src + vmm_idx * 4]);
+            else vpgatherdd(v | k_tmp, ptr[reg_src + vmm_idx * 4]);
+        } else {
+            vmovdqu(vmm_idx, ptr[reg_tab + idx_off]);
+            vpcmpeqd(vmm_mask, vmm_mask, vmm_mask);  // the gather clears its mask
+            if (as_float) vgatherdps(v, ptr[reg_src + vmm_idx * 4], vmm_mask);
+            else vpgatherdd(v, ptr[reg_src + vmm_idx * 4], vmm_mask);
+        }
+    };
+    auto load_idx = [&](int off) {
+        if constexpr (kEvex) vmovdqu32(vmm_idx, ptr[reg_tab + off]);
+        else vmovdqu(vmm_idx, ptr[reg_tab + off]);
     };
     if (!lin) {
+        if (c.window && c.esize == 2 && kEvex) {
+            // 16 words, widened to dwords, permuted, narrowed: vpshufb cannot cross 128-bit lanes.
+            movsxd(reg_ba, dword[reg_tab]);
+            load_u32(vmm_a, ptr[reg_src + reg_ba * 2], simd_w);
+            load_idx(V);
+            vpermd(vmm_a, vmm_idx, vmm_a);
+            store_u32_bits(c.esize, ptr[reg_dst], vmm_a, n, nt_);
+            return;
+        }
         if (c.window && c.esize == 2) {
             // Eight 16-bit lanes from one 16-byte window: vpshufb picks the words.
             const Xmm xa(vmm_a.getIdx());
@@ -83,7 +103,7 @@ void jit_ncx_wpass<isa>::vector(int64_t n) {
         }
         if (c.window) {
             movsxd(reg_ba, dword[reg_tab]);
-            vmovdqu(vmm_idx, ptr[reg_tab + V]);
+            load_idx(V);
             vpermd(vmm_a, vmm_idx, ptr[reg_src + reg_ba * 4]);
         } else {
             gather(vmm_a, V, false);
@@ -98,9 +118,9 @@ void jit_ncx_wpass<isa>::vector(int64_t n) {
         const int esz = c.esize;
         load_f32(c.dt, vmm_a, ptr[reg_src + reg_ba * esz], simd_w);
         load_f32(c.dt, vmm_b, ptr[reg_src + reg_bb * esz], simd_w);
-        vmovdqu(vmm_idx, ptr[reg_tab + V]);
+        load_idx(V);
         vpermps(vmm_a, vmm_idx, vmm_a);
-        vmovdqu(vmm_idx, ptr[reg_tab + 2 * V]);
+        load_idx(2 * V);
         vpermps(vmm_b, vmm_idx, vmm_b);
     } else {
         gather(vmm_a, V, true);
@@ -140,7 +160,7 @@ void jit_ncx_wpass<isa>::generate() {
 
 template <cpu_isa isa>
 jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt)
-    : jit_io(kMaxCodeSize, simd_w), conf_(conf), final_(final_out), nt_(nt && final_out) {}
+    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16), conf_(conf), final_(final_out), nt_(nt && final_out) {}
 
 template <cpu_isa isa>
 void jit_ncx_vblend<isa>::generate() {
@@ -177,5 +197,9 @@ void jit_ncx_vblend<isa>::generate() {
 
 template class jit_ncx_wpass<cpu_isa::avx2>;
 template class jit_ncx_vblend<cpu_isa::avx2>;
+template class jit_ncx_wpass<cpu_isa::avx512_core>;
+template class jit_ncx_vblend<cpu_isa::avx512_core>;
+template class jit_ncx_wpass<cpu_isa::avx512_core_bf16>;
+template class jit_ncx_vblend<cpu_isa::avx512_core_bf16>;
 
 }  // namespace xinterp

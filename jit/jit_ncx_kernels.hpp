@@ -22,6 +22,7 @@ public:
 private:
     using Vmm = typename isa_traits<isa>::Vmm;
     static constexpr int simd_w = isa_traits<isa>::simd_w;
+    static constexpr bool kEvex = isa >= cpu_isa::avx512_core;  // spelling only, never the algorithm
     const jit_conf &conf_;
     const bool final_, nt_;
 

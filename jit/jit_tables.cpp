@@ -74,7 +74,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
                     put<float>(t.wtab, rec + 4 * V + 4 * l, real ? tap.w1 : 0.f);
                 } else {
                     const int64_t i = (real ? i0(e) : base[0]) - base[0];
-                    if (c.window && c.esize == 2) {  // vpshufb control: two bytes per lane
+                    if (c.window && c.esize == 2 && sw == 8) {  // AVX2 vpshufb control: two bytes per lane
                         t.wtab[rec + V + 2 * l] = static_cast<uint8_t>(2 * i);
                         t.wtab[rec + V + 2 * l + 1] = static_cast<uint8_t>(2 * i + 1);
                     } else {

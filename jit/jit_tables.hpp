@@ -17,7 +17,7 @@ namespace xinterp {
 //   one record of rec_bytes per output vector (V = simd_w * 4 bytes):
 //     [0, 4) s32 base_a, [4, 8) s32 base_b  (window path: the first src element loaded)
 //     [V, 2V)   s32 ia[simd_w]: lane -> src element, relative to base_a (window) or absolute
-//               (gather); for 16-bit nearest windows, a vpshufb byte control instead
+//               (gather); for AVX2 16-bit nearest windows, a vpshufb byte control instead
 //     linear only: [2V, 3V) s32 ib[simd_w], [3V, 4V) f32 w0[simd_w], [4V, 5V) f32 w1[simd_w]
 //   Padding lanes of the tail vector point at a valid element with weight 0.
 // H and D are read by the driver, which passes row pointers and weights per call.

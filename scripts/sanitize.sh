@@ -27,7 +27,7 @@ for lane in "${lanes[@]}"; do
       cmake --build build-tsan -j "$jobs" --target xinterp_tests
       # One OpenMP thread: libgomp is not TSan-instrumented; the stress threads are ours.
       OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 \
-        build-tsan/tests/xinterp_tests --gtest_filter='stress.*:cache_test.concurrent*:resources.concurrent*:wx.never*'
+        build-tsan/tests/xinterp_tests --gtest_repeat=3 --gtest_filter='stress.*:cache_test.concurrent*:resources.concurrent*:wx.never*'
       ;;
     fuzz)
       echo "== lane fuzz: libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-60} s"

@@ -2,6 +2,9 @@
 
 #include <cpuinfo.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -59,10 +62,14 @@ cpu_features detect() {
     f.os_ymm = (f.xcr0 & 0x6) == 0x6;               // SSE + AVX state
     f.os_zmm = f.os_ymm && (f.xcr0 & 0xe0) == 0xe0;  // opmask, ZMM_Hi256, Hi16_ZMM
     f.os_amx = (f.xcr0 & 0x60000) == 0x60000;        // XTILECFG + XTILEDATA
+    // Linux enables AMX tile data per process, on request (arch_prctl ARCH_REQ_XCOMP_PERM = 0x1023,
+    // XFEATURE_XTILEDATA = 18); without it the first tile instruction faults.
+    if (f.amx_tile && f.os_amx) f.amx_permitted = syscall(SYS_arch_prctl, 0x1023, 18) == 0;
     return f;
 }
 
 std::atomic<int> g_cap{-1};  // -1: not read from the environment yet
+std::atomic<bool> g_cap_explicit{false};  // a tier was named, not "all" or unset
 std::mutex g_cap_mutex;
 
 cpu_isa cap_from_env() {
@@ -72,7 +79,9 @@ cpu_isa cap_from_env() {
     for (auto &ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (s == "all") return cpu_isa::avx512_core_amx;
     try {
-        return cpu_isa_from_name(s);
+        const cpu_isa cap = cpu_isa_from_name(s);
+        g_cap_explicit = true;
+        return cap;
     } catch (const error &) {
         throw error(status::invalid_arguments,
                     "XINTERP_MAX_CPU_ISA has unknown value '" + std::string(v) +
@@ -109,7 +118,8 @@ bool host_has(cpu_isa isa) {
         case cpu_isa::avx512_core: return core;
         case cpu_isa::avx512_core_bf16: return core && f.avx512_bf16;
         case cpu_isa::avx512_core_fp16: return core && f.avx512_bf16 && f.avx512_fp16;
-        case cpu_isa::avx512_core_amx: return core && f.avx512_bf16 && f.amx_tile && f.amx_bf16 && f.os_amx;
+        case cpu_isa::avx512_core_amx:
+            return core && f.avx512_bf16 && f.amx_tile && f.amx_bf16 && f.os_amx && f.amx_permitted;
     }
     return false;
 }
@@ -121,13 +131,53 @@ cpu_isa best_host_isa() {
     return best;
 }
 
-cpu_isa highest_kernel_isa() { return cpu_isa::avx2; }
+cpu_isa kernel_isa_for(cpu_isa tier) {
+    switch (tier) {
+        case cpu_isa::avx2:
+        case cpu_isa::avx512_core:
+        case cpu_isa::avx512_core_bf16: return tier;
+        case cpu_isa::avx512_core_fp16:  // no fp16 or AMX kernels: interpolation gains nothing
+        case cpu_isa::avx512_core_amx: return cpu_isa::avx512_core_bf16;  // from them yet
+        default: return cpu_isa::none;
+    }
+}
 
-cpu_isa dispatch_isa() {
+// Update when a tier runs somewhere new (README, "ISA ladder"): avx512_core runs bit-exact
+// under the Bochs lane (tests/emu); avx512_core_bf16 has only been generated and checked.
+tier_status kernel_status(cpu_isa kernel_isa) {
+    switch (kernel_isa) {
+        case cpu_isa::avx2: return tier_status::native;
+        case cpu_isa::avx512_core: return tier_status::emulated;
+        case cpu_isa::avx512_core_bf16: return tier_status::generated_only;
+        default: return tier_status::none;
+    }
+}
+
+const char *tier_status_text(tier_status s) {
+    switch (s) {
+        case tier_status::native: return "executed natively";
+        case tier_status::emulated: return "executed under emulation (Bochs)";
+        case tier_status::generated_only: return "generated and statically checked only";
+        case tier_status::none: return "no kernels";
+    }
+    return "";
+}
+
+namespace {
+// A tier whose kernels never ran is dispatched to only when the cap names it (or a higher
+// tier) explicitly; otherwise the next lower tier that has run is used.
+bool dispatchable(cpu_isa tier, bool explicit_cap) {
+    const tier_status st = kernel_status(kernel_isa_for(tier));
+    return st == tier_status::native || st == tier_status::emulated || (st == tier_status::generated_only && explicit_cap);
+}
+}  // namespace
+
+cpu_isa dispatch_tier() {
     const cpu_isa cap = current_cap();
-    cpu_isa isa = best_host_isa();
-    if (cap < isa) isa = cap;
-    if (highest_kernel_isa() < isa) isa = highest_kernel_isa();
+    const bool expl = g_cap_explicit.load();
+    cpu_isa isa = cpu_isa::none;
+    for (cpu_isa i : kAllIsas)
+        if (i <= cap && host_has(i) && dispatchable(i, expl)) isa = i;
     static std::once_flag explained;
     if (verbose_level() > 0)
         std::call_once(explained, [&] {
@@ -135,7 +185,7 @@ cpu_isa dispatch_isa() {
                 if (i <= isa) continue;
                 const char *why = !host_has(i) ? "not supported by this CPU/OS"
                                   : i > cap    ? "above the XINTERP_MAX_CPU_ISA cap"
-                                               : "no kernels for this tier in this build";
+                                               : "its kernels have never been executed; name it in XINTERP_MAX_CPU_ISA to opt in";
                 verbose_print(std::string("dispatch,skip,") + cpu_isa_name(i) + "," + why);
             }
             verbose_print(std::string("dispatch,choose,") + cpu_isa_name(isa) +
@@ -144,12 +194,16 @@ cpu_isa dispatch_isa() {
     return isa;
 }
 
+cpu_isa dispatch_isa() { return kernel_isa_for(dispatch_tier()); }
+
 std::string isa_ladder_report() {
-    const cpu_isa chosen = dispatch_isa();
+    const cpu_isa chosen = dispatch_tier();
     std::ostringstream os;
     for (cpu_isa i : kAllIsas) {
+        const cpu_isa k = kernel_isa_for(i);
         os << "  " << cpu_isa_name(i) << ": host " << (host_has(i) ? "yes" : "no") << ", kernels "
-           << (i <= highest_kernel_isa() ? "yes" : "not yet") << (i == chosen ? "  <- chosen" : "") << "\n";
+           << (k == i ? "own" : std::string("uses ") + cpu_isa_name(k)) << ", " << tier_status_text(kernel_status(k))
+           << (i == chosen ? std::string("  <- chosen, runs ") + cpu_isa_name(k) + " kernels" : "") << "\n";
     }
     if (chosen == cpu_isa::none) os << "  (no JIT tier usable: the reference implementation runs)\n";
     return os.str();
@@ -159,6 +213,7 @@ cpu_isa set_max_cpu_isa(cpu_isa cap) {
     if (cap < cpu_isa::none || cap > cpu_isa::avx512_core_amx)
         throw error(status::invalid_arguments, "max_cpu_isa has unknown value " + std::to_string(static_cast<int>(cap)));
     std::lock_guard<std::mutex> lock(g_cap_mutex);
+    g_cap_explicit = true;
     const int prev = g_cap.exchange(static_cast<int>(cap));
     return prev < 0 ? cpu_isa::avx512_core_amx : static_cast<cpu_isa>(prev);
 }

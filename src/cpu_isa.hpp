@@ -15,15 +15,22 @@ struct cpu_features {
     bool avx512_bf16 = false, avx512_fp16 = false, amx_tile = false, amx_bf16 = false;
     unsigned long long xcr0 = 0;
     bool os_ymm = false, os_zmm = false, os_amx = false;  // register state enabled by the OS
+    bool amx_permitted = false;  // Linux granted this process AMX tile data (ARCH_REQ_XCOMP_PERM)
 };
 
 const cpu_features &host_features();
 bool host_has(cpu_isa isa);          // CPU and OS support every extension of the tier
 cpu_isa best_host_isa();
-cpu_isa highest_kernel_isa();        // the highest tier that has kernels in this build
+// The kernels a tier runs: its own, or (fp16, amx) the best lower tier's; none if nothing exists.
+cpu_isa kernel_isa_for(cpu_isa tier);
+// Where a kernel tier's code has been executed and checked bit for bit against the reference.
+enum class tier_status { none, generated_only, emulated, native };
+tier_status kernel_status(cpu_isa kernel_isa);
+const char *tier_status_text(tier_status s);
 // The tier impl_kind::any uses: min(best host, cap, highest kernel tier). Throws on a bad
 // XINTERP_MAX_CPU_ISA value.
-cpu_isa dispatch_isa();
+cpu_isa dispatch_isa();   // the kernel ISA: kernel_isa_for(dispatch_tier())
+cpu_isa dispatch_tier();  // the ladder tier chosen
 // One line per tier: whether the host has it, whether kernels exist, whether it is chosen.
 std::string isa_ladder_report();
 

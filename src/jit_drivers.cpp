@@ -76,11 +76,14 @@ protected:
         return buf.data();
     }
 
-    // Whether this execution may use the NT variant: built, and dst 32-byte aligned.
-    bool use_nt(const void *dst) const { return conf_.nt_eligible && reinterpret_cast<uintptr_t>(dst) % 32 == 0; }
+    // Whether this execution may use the NT variant: built, and dst aligned to a full vector.
+    bool use_nt(const void *dst) const {
+        return conf_.nt_eligible && reinterpret_cast<uintptr_t>(dst) % static_cast<uintptr_t>(conf_.simd_w * 4) == 0;
+    }
 };
 
 // NXC: one row kernel call per output row (all channels of OW pixels).
+template <cpu_isa kIsa>
 class jit_nxc_kernel : public jit_kernel_base {
 public:
     jit_nxc_kernel(const problem &p, cpu_isa isa) : jit_kernel_base(p, isa) {
@@ -111,7 +114,7 @@ public:
     }
 
 private:
-    using gen_t = jit_interp_kernel<cpu_isa::avx2>;
+    using gen_t = jit_interp_kernel<kIsa>;
     std::unique_ptr<gen_t> gen_, gen_nt_;
 
     void set_row(jit_args &a, int64_t r, const uint8_t *src, uint8_t *dst) const {
@@ -142,10 +145,11 @@ private:
 // of src rows (plane, id, ih), kept in a small per-thread LRU so each is computed once per run
 // of neighbouring output rows. Nearest rows that repeat a src row are copied from the row
 // before.
+template <cpu_isa kIsa>
 class jit_ncx_kernel : public jit_kernel_base {
 public:
-    using wpass_t = jit_ncx_wpass<cpu_isa::avx2>;
-    using vblend_t = jit_ncx_vblend<cpu_isa::avx2>;
+    using wpass_t = jit_ncx_wpass<kIsa>;
+    using vblend_t = jit_ncx_vblend<kIsa>;
 
     jit_ncx_kernel(const problem &p, cpu_isa isa) : jit_kernel_base(p, isa) {
         const bool lin = p.algorithm == alg::linear;
@@ -297,11 +301,22 @@ private:
     }
 };
 
+template <cpu_isa kIsa>
+std::shared_ptr<kernel> make_for(const problem &p) {
+    if (jit_uses_pass_engine(p, kIsa)) return std::make_shared<jit_ncx_kernel<kIsa>>(p, kIsa);
+    return std::make_shared<jit_nxc_kernel<kIsa>>(p, kIsa);
+}
+
 }  // namespace
 
 std::shared_ptr<kernel> make_jit_kernel(const problem &p, cpu_isa isa) {
-    if (jit_uses_pass_engine(p, isa)) return std::make_shared<jit_ncx_kernel>(p, isa);
-    return std::make_shared<jit_nxc_kernel>(p, isa);
+    switch (isa) {
+        case cpu_isa::avx2: return make_for<cpu_isa::avx2>(p);
+        case cpu_isa::avx512_core: return make_for<cpu_isa::avx512_core>(p);
+        case cpu_isa::avx512_core_bf16: return make_for<cpu_isa::avx512_core_bf16>(p);
+        default: break;
+    }
+    throw error(status::unimplemented, std::string("jit: no kernels for ") + cpu_isa_name(isa));
 }
 
 }  // namespace xinterp

@@ -11,6 +11,8 @@
 
 #include "args.hpp"
 #include "cpu_isa.hpp"
+#include "dump.hpp"
+#include "kernel.hpp"
 #include "npy.hpp"
 #include "xinterp/xinterp.hpp"
 
@@ -69,12 +71,15 @@ int cmd_run(int argc, char **argv) {
 
 int cmd_asm(int argc, char **argv) {
     std::vector<std::string> known = kProblemFlags;
-    known.insert(known.end(), {"--src-shape"});
+    known.insert(known.end(), {"--src-shape", "--isa"});
     const parsed_args a = parse_flags(argc, argv, 2, known);
     if (a.help) {
         std::printf("usage: xinterp asm --src-shape N,C,.. --mode MODE (--sizes ..|--scales ..) [flags]\n%s"
                     "  --src-shape DIMS   the src dims in --data-format order (no data is needed)\n"
-                    "Prints the kernel's Intel-syntax listing. XINTERP_MAX_CPU_ISA caps the tier.\n",
+                    "  --isa TIER         generate for this tier whatever the host CPU: avx2, avx512_core,\n"
+                    "                     avx512_core_bf16, avx512_core_fp16, avx512_core_amx (never executed)\n"
+                    "Prints the kernel's Intel-syntax listing. Without --isa: the tier execute would use\n"
+                    "(XINTERP_MAX_CPU_ISA caps it).\n",
                     kProblemFlagsHelp);
         return 0;
     }
@@ -83,6 +88,23 @@ int cmd_asm(int argc, char **argv) {
     fill_problem_flags(a, d);
     d.dt = parse_dtype(a.get("--dtype", "f32"));
     d.src_dims = parse_int_list("--src-shape", a.get("--src-shape"));
+    if (a.has("--isa")) {
+        cpu_isa tier;
+        try {
+            tier = cpu_isa_from_name(a.get("--isa"));
+        } catch (const error &) {
+            throw usage_error("--isa has unknown value '" + a.get("--isa") +
+                              "'; expected avx2, avx512_core, avx512_core_bf16, avx512_core_fp16 or avx512_core_amx");
+        }
+        const cpu_isa k = kernel_isa_for(tier);
+        if (k == cpu_isa::none) throw usage_error("--isa " + a.get("--isa") + " has no kernels");
+        primitive_desc pd(d);  // validates the problem
+        std::string why;
+        if (!jit_supports(*pd.get_problem(), k, &why)) throw error(status::unimplemented, "--isa " + a.get("--isa") + ": " + why);
+        if (k != tier) std::printf("; %s has no kernels of its own: it runs the %s kernels\n", cpu_isa_name(tier), cpu_isa_name(k));
+        std::fputs(disassemble(*create_kernel(*pd.get_problem(), k)).c_str(), stdout);
+        return 0;
+    }
     primitive_desc pd(d, parse_impl(a.get("--impl", "auto")));
     primitive prim(pd);
     std::fputs(prim.dump_asm().c_str(), stdout);
@@ -189,7 +211,8 @@ int cmd_info(int argc, char **argv) {
                 "avx512_bf16=%d avx512_fp16=%d amx_tile=%d amx_bf16=%d\n",
                 f.avx, f.avx2, f.fma, f.f16c, f.avx512f, f.avx512bw, f.avx512vl, f.avx512dq, f.avx512_bf16,
                 f.avx512_fp16, f.amx_tile, f.amx_bf16);
-    std::printf("os state (xcr0=0x%llx): ymm=%d zmm=%d amx=%d\n", f.xcr0, f.os_ymm, f.os_zmm, f.os_amx);
+    std::printf("os state (xcr0=0x%llx): ymm=%d zmm=%d amx=%d amx_permitted=%d\n", f.xcr0, f.os_ymm, f.os_zmm, f.os_amx,
+                f.amx_permitted);
     std::printf("max cpu isa cap: %s\n", cpu_isa_name(get_max_cpu_isa()));
     std::printf("isa ladder:\n%s", isa_ladder_report().c_str());
     const cpu_isa chosen = get_effective_cpu_isa();

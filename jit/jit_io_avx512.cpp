@@ -1,0 +1,113 @@
+// The AVX-512 spellings of jit_io's loads and stores: zmm, opmask tails (masked loads suppress
+// faults on masked-out elements, so tails read and write exactly n elements), and EVEX
+// conversions. Same results, bit for bit, as the AVX2 spellings.
+#include "jit_io.hpp"
+
+namespace xinterp {
+
+using namespace Xbyak;
+
+template <>
+void jit_io::load_tail_mask(const Zmm &, int64_t lanes) {
+    load_kmask(k_tail, (uint64_t(1) << lanes) - 1, 16);
+}
+
+template <>
+void jit_io::load_f32(data_type dt, const Zmm &v, const Address &a, int64_t n) {
+    const bool full = n == simd_w_;
+    if (!full) load_tail_mask(v, n);
+    const Zmm vm = full ? v : Zmm(v.getIdx()) | k_tail | T_z;
+    switch (dt) {
+        case data_type::f32: vmovups(vm, a); break;
+        case data_type::bf16:
+            vpmovzxwd(vm, a);
+            vpslld(v, v, 16);
+            break;
+        case data_type::f16: vcvtph2ps(vm, a); break;
+    }
+}
+
+template <>
+void jit_io::load_u32(const Zmm &v, const Address &a, int64_t n) {
+    if (n == simd_w_) {
+        vpmovzxwd(v, a);
+        return;
+    }
+    load_tail_mask(v, n);
+    vpmovzxwd(v | k_tail | T_z, a);
+}
+
+// bf16 as VCVTNEPS2BF16: the native instruction where the tier has it, else the same integer
+// emulation as AVX2, with opmask merges instead of blends. 16 words in Ymm(kT0) either way.
+template <>
+void jit_io::cvt_to_bf16(const Zmm &x) {
+    const Ymm out(kT0);
+    if (native_bf16_) {
+        vcvtneps2bf16(out, x);
+        return;
+    }
+    const Zmm t1(kT0), t2(kT1), t3(kT2);
+    vpsrld(t2, x, 16);
+    vpandd(t1, t2, ptr[rip + l_const_one]);
+    vpaddd(t1, t1, ptr[rip + l_const_7fff]);
+    vpaddd(t1, t1, x);
+    vpsrld(t1, t1, 16);
+    vcmpps(k_tmp, x, x, 3);  // unordered: NaN
+    vpord(t3, t2, ptr[rip + l_const_0040]);
+    vmovdqa32(t1 | k_tmp, t3);
+    vptestnmd(k_tmp, x, ptr[rip + l_const_exp]);  // exponent 0: zero or denormal
+    vpandd(t3, t2, ptr[rip + l_const_8000]);
+    vmovdqa32(t1 | k_tmp, t3);
+    vpmovdw(out, t1);  // every dword is <= 0xffff: truncation is exact
+}
+
+template <>
+void jit_io::store_f32(data_type dt, const Address &a, const Zmm &v, int64_t n, bool nt) {
+    const bool full = n == simd_w_;
+    if (!full) load_tail_mask(v, n);
+    const Ymm yt(kT0);
+    switch (dt) {
+        case data_type::f32:
+            if (!full) vmovups(a | k_tail, v);
+            else if (nt) vmovntps(a, v);
+            else vmovups(a, v);
+            break;
+        case data_type::bf16:
+            cvt_to_bf16(v);
+            if (!full) vmovdqu16(a | k_tail, yt);
+            else if (nt) vmovntdq(a, yt);
+            else vmovdqu(a, yt);
+            break;
+        case data_type::f16:
+            // imm 0: round to nearest even from the immediate, never from MXCSR.RC.
+            if (!full) {
+                vcvtps2ph(a | k_tail, v, 0);
+            } else if (nt) {
+                vcvtps2ph(yt, v, 0);
+                vmovntdq(a, yt);
+            } else {
+                vcvtps2ph(a, v, 0);
+            }
+            break;
+    }
+}
+
+template <>
+void jit_io::store_u32_bits(int esize, const Address &a, const Zmm &v, int64_t n, bool nt) {
+    const bool full = n == simd_w_;
+    if (!full) load_tail_mask(v, n);
+    if (esize == 4) {
+        if (!full) vmovups(a | k_tail, v);
+        else if (nt) vmovntps(a, v);
+        else vmovups(a, v);
+        return;
+    }
+    if (full && nt) {
+        vpmovdw(Ymm(kT0), v);
+        vmovntdq(a, Ymm(kT0));
+    } else {
+        vpmovdw(full ? a : a | k_tail, v);  // zero-extended 16-bit bits: truncation is exact
+    }
+}
+
+}  // namespace xinterp

@@ -1,6 +1,8 @@
-// The AVX-512 spellings of jit_io's loads and stores: zmm, opmask tails (masked loads suppress
-// faults on masked-out elements, so tails read and write exactly n elements), and EVEX
-// conversions. Same results, bit for bit, as the AVX2 spellings.
+// The AVX-512 spellings of jit_io's loads and stores: zmm, opmask tails and EVEX conversions.
+// Same results, bit for bit, as the AVX2 spellings. Every masked memory access is a plain masked
+// move (vmovups / vmovdqu16), whose masked-out elements are neither read nor faulted; widening
+// and narrowing happen in registers. (A masked vpmovzxwd or vcvtph2ps from memory faulted on
+// the guard page under Bochs: its fault suppression is not something to lean on.)
 #include "jit_io.hpp"
 
 namespace xinterp {
@@ -15,15 +17,25 @@ void jit_io::load_tail_mask(const Zmm &, int64_t lanes) {
 template <>
 void jit_io::load_f32(data_type dt, const Zmm &v, const Address &a, int64_t n) {
     const bool full = n == simd_w_;
-    if (!full) load_tail_mask(v, n);
-    const Zmm vm = full ? v : Zmm(v.getIdx()) | k_tail | T_z;
+    const Ymm half(v.getIdx());
+    if (!full) {
+        load_tail_mask(v, n);
+        if (dt == data_type::f32) vmovups(v | k_tail | T_z, a);
+        else vmovdqu16(half | k_tail | T_z, a);
+    }
     switch (dt) {
-        case data_type::f32: vmovups(vm, a); break;
+        case data_type::f32:
+            if (full) vmovups(v, a);
+            break;
         case data_type::bf16:
-            vpmovzxwd(vm, a);
+            if (full) vpmovzxwd(v, a);
+            else vpmovzxwd(v, half);
             vpslld(v, v, 16);
             break;
-        case data_type::f16: vcvtph2ps(vm, a); break;
+        case data_type::f16:
+            if (full) vcvtph2ps(v, a);
+            else vcvtph2ps(v, half);
+            break;
     }
 }
 
@@ -34,7 +46,8 @@ void jit_io::load_u32(const Zmm &v, const Address &a, int64_t n) {
         return;
     }
     load_tail_mask(v, n);
-    vpmovzxwd(v | k_tail | T_z, a);
+    vmovdqu16(Ymm(v.getIdx()) | k_tail | T_z, a);
+    vpmovzxwd(v, Ymm(v.getIdx()));
 }
 
 // bf16 as VCVTNEPS2BF16: the native instruction where the tier has it, else the same integer
@@ -81,7 +94,8 @@ void jit_io::store_f32(data_type dt, const Address &a, const Zmm &v, int64_t n, 
         case data_type::f16:
             // imm 0: round to nearest even from the immediate, never from MXCSR.RC.
             if (!full) {
-                vcvtps2ph(a | k_tail, v, 0);
+                vcvtps2ph(yt, v, 0);
+                vmovdqu16(a | k_tail, yt);
             } else if (nt) {
                 vcvtps2ph(yt, v, 0);
                 vmovntdq(a, yt);
@@ -102,12 +116,10 @@ void jit_io::store_u32_bits(int esize, const Address &a, const Zmm &v, int64_t n
         else vmovups(a, v);
         return;
     }
-    if (full && nt) {
-        vpmovdw(Ymm(kT0), v);
-        vmovntdq(a, Ymm(kT0));
-    } else {
-        vpmovdw(full ? a : a | k_tail, v);  // zero-extended 16-bit bits: truncation is exact
-    }
+    vpmovdw(Ymm(kT0), v);  // zero-extended 16-bit bits: truncation is exact
+    if (!full) vmovdqu16(a | k_tail, Ymm(kT0));
+    else if (nt) vmovntdq(a, Ymm(kT0));
+    else vmovdqu(a, Ymm(kT0));
 }
 
 }  // namespace xinterp

@@ -2,6 +2,8 @@
 # README command 2: install what is missing, build everything, run the whole test suite:
 #   1. the main build's ctest (unit, golden, oracle, JIT bitwise, cache, W^X, ISA, CLI, package)
 #   2. the hardening lanes (scripts/sanitize.sh): ASan+UBSan+LSan suite, TSan stress, fuzz smoke
+#   3. the AVX-512 lane (tests/emu/lane.sh): the avx512_core kernels, bit for bit against the
+#      reference, under Bochs with an AVX-512 CPU model (first use builds the guest kernel, ~5 min)
 # XINTERP_QUICK=1 runs step 1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,4 +15,6 @@ cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
 if [ "${XINTERP_QUICK:-0}" != 1 ]; then
   bash scripts/sanitize.sh asan tsan fuzz
+  echo "== lane avx512-emu: avx512_core kernels under Bochs (tigerlake)"
+  bash tests/emu/lane.sh "$build"
 fi

@@ -17,4 +17,7 @@ if [ "${XINTERP_QUICK:-0}" != 1 ]; then
   bash scripts/sanitize.sh asan tsan fuzz
   echo "== lane avx512-emu: avx512_core kernels under Bochs (tigerlake)"
   bash tests/emu/lane.sh "$build"
+  # The gtest JIT sweeps too (Bochs' f16 tie bug classified by tests/emu/bochs_f16.hpp).
+  EMU_TARGET=xinterp_tests bash tests/emu/lane.sh "$build" \
+    --gtest_filter='jit_bitwise.tails_1d:jit_bitwise.ratios_2d:jit_bitwise.odd_3d:jit_bitwise.special_values:jit_bitwise.threads_1_and_2:jit_bitwise.runtime_sizes*:cache_test.*'
 fi

@@ -6,6 +6,7 @@
 
 #include "../jit/jit_conf.hpp"
 #include "cpu_isa.hpp"
+#include "emu/bochs_f16.hpp"
 #include "test_util.hpp"
 
 using namespace xinterp;
@@ -43,7 +44,7 @@ bool same_or_both_nan(data_type dt, const uint8_t *a, const uint8_t *b) {
 // number of differing elements. Fails the test if the JIT tier was not used.
 int64_t check_case(const op_desc &d, uint32_t seed, bool guard_at_end, bool specials = false) {
     primitive_desc jpd(d), rpd(d, impl_kind::reference);
-    EXPECT_EQ(jpd.impl_name(), "jit:avx2") << "the sweep must exercise generated code";
+    EXPECT_EQ(jpd.impl_name().rfind("jit:", 0), 0u) << "the sweep must exercise generated code, not " << jpd.impl_name();
     const size_t es = xt::esize(d.dt);
     xt::guarded_buffer src(jpd.src_bytes(), guard_at_end), dst(jpd.dst_bytes(), guard_at_end);
     std::vector<uint8_t> ref(rpd.dst_bytes());
@@ -60,10 +61,21 @@ int64_t check_case(const op_desc &d, uint32_t seed, bool guard_at_end, bool spec
     std::memset(dst.data(), 0xCD, dst.size());
     primitive(jpd).execute(src.data(), dst.data());
     primitive(rpd).execute(src.data(), ref.data());
+    // Only in the emulator lane (tests/emu/lane.sh): accept Bochs 2.7's f16 tie bug, classified
+    // rigorously (emu/bochs_f16.hpp). Never set on real hardware.
+    static const bool bochs = std::getenv("XINTERP_TEST_BOCHS_F16_TIES") != nullptr;
+    std::vector<float> exact;
+    if (bochs && d.dt == data_type::f16 && d.mode != mode::nearest) exact = xt::exact_f32_of_f16(d, src.data());
     int64_t bad = 0;
     for (size_t i = 0; i < ref.size() / es; ++i) {
-        const bool ok = specials && d.mode != mode::nearest ? same_or_both_nan(d.dt, dst.data() + i * es, ref.data() + i * es)
-                                                           : std::memcmp(dst.data() + i * es, ref.data() + i * es, es) == 0;
+        bool ok = specials && d.mode != mode::nearest ? same_or_both_nan(d.dt, dst.data() + i * es, ref.data() + i * es)
+                                                     : std::memcmp(dst.data() + i * es, ref.data() + i * es, es) == 0;
+        if (!ok && !exact.empty()) {
+            uint16_t got, want;
+            std::memcpy(&got, dst.data() + i * es, 2);
+            std::memcpy(&want, ref.data() + i * es, 2);
+            ok = xt::bochs_f16_tie(exact[i], got, want);
+        }
         if (!ok && bad++ < 3) ADD_FAILURE() << "element " << i << " differs";
     }
     return bad;

@@ -138,12 +138,7 @@ int main(int argc, char **argv) {
             if (dtype_sel != "all" && dtype_sel != to_string(dt)) continue;
             for (bool linear : {false, true})
                 for (bool ncx : {true, false}) {
-                    op_desc d;
-                    d.src_dims = xbench::layout_dims(ncx, c.n, c.c, c.in);
-                    d.dt = dt;
-                    d.mode = linear ? mode::linear : mode::nearest;
-                    d.format = ncx ? data_format::ncx : data_format::nxc;
-                    d.sizes = c.out;
+                    const op_desc d = xbench::make_desc(c, linear, ncx, dt);
                     primitive_desc pd(d);
                     primitive prim(pd);
                     abuf src(pd.src_bytes()), dst(pd.dst_bytes()), dst2(pd.dst_bytes()), msrc(pd.dst_bytes());

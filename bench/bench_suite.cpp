@@ -24,16 +24,6 @@ struct aligned_bytes {
     ~aligned_bytes() { std::free(p); }
 };
 
-op_desc make(const xbench::shape_case &c, bool linear, bool ncx, data_type dt) {
-    op_desc d;
-    d.src_dims = xbench::layout_dims(ncx, c.n, c.c, c.in);
-    d.dt = dt;
-    d.mode = linear ? mode::linear : mode::nearest;
-    d.format = ncx ? data_format::ncx : data_format::nxc;
-    d.sizes = c.out;
-    return d;
-}
-
 void bm_interp(benchmark::State &st, op_desc d) {
     primitive_desc pd(d);
     primitive prim(pd);
@@ -71,13 +61,13 @@ int register_all() {
             for (bool linear : {false, true})
                 for (bool ncx : {true, false}) {
                     const std::string name = c.name + "/" + (linear ? "linear" : "nearest") + "/" + (ncx ? "NCX" : "NXC") + "/" + to_string(dt);
-                    benchmark::RegisterBenchmark(name.c_str(), bm_interp, make(c, linear, ncx, dt))->Unit(benchmark::kMicrosecond)->UseRealTime();
+                    benchmark::RegisterBenchmark(name.c_str(), bm_interp, xbench::make_desc(c, linear, ncx, dt))->Unit(benchmark::kMicrosecond)->UseRealTime();
                 }
-        const op_desc d = make(c, false, true, data_type::f32);
+        const op_desc d = xbench::make_desc(c, false, true, data_type::f32);
         benchmark::RegisterBenchmark((c.name + "/memcpy_dst_f32").c_str(), bm_memcpy, primitive_desc(d).dst_bytes())
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
     }
-    const op_desc fpn = make(xbench::suite()[0], true, true, data_type::f32);
+    const op_desc fpn = xbench::make_desc(xbench::suite()[0], true, true, data_type::f32);
     benchmark::RegisterBenchmark("create/cold_miss/fpn_linear_NCX_f32", bm_create, fpn, true)->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("create/cache_hit/fpn_linear_NCX_f32", bm_create, fpn, false)->Unit(benchmark::kMicrosecond);
     return 0;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "xinterp/xinterp.hpp"
+
 namespace xbench {
 
 struct shape_case {
@@ -38,6 +40,16 @@ inline std::vector<int64_t> layout_dims(bool ncx, int64_t n, int64_t c, const st
     v.insert(v.end(), sp.begin(), sp.end());
     if (!ncx) v.push_back(c);
     return v;
+}
+
+inline xinterp::op_desc make_desc(const shape_case &c, bool linear, bool ncx, xinterp::data_type dt) {
+    xinterp::op_desc d;
+    d.src_dims = layout_dims(ncx, c.n, c.c, c.in);
+    d.dt = dt;
+    d.mode = linear ? xinterp::mode::linear : xinterp::mode::nearest;
+    d.format = ncx ? xinterp::data_format::ncx : xinterp::data_format::nxc;
+    d.sizes = c.out;
+    return d;
 }
 
 // Realistic data: normal values of magnitude 0.25..4 with random signs, in the dtype's encoding.

@@ -69,6 +69,16 @@ int cmd_run(int argc, char **argv) {
     return 0;
 }
 
+// asm and bench: the problem comes from flags alone (--src-shape instead of an .npy).
+op_desc problem_from_shape_flags(const parsed_args &a) {
+    if (!a.has("--src-shape")) throw usage_error("--src-shape is required");
+    op_desc d;
+    fill_problem_flags(a, d);
+    d.dt = parse_dtype(a.get("--dtype", "f32"));
+    d.src_dims = parse_int_list("--src-shape", a.get("--src-shape"));
+    return d;
+}
+
 int cmd_asm(int argc, char **argv) {
     std::vector<std::string> known = kProblemFlags;
     known.insert(known.end(), {"--src-shape", "--isa"});
@@ -83,11 +93,7 @@ int cmd_asm(int argc, char **argv) {
                     kProblemFlagsHelp);
         return 0;
     }
-    if (!a.has("--src-shape")) throw usage_error("--src-shape is required");
-    op_desc d;
-    fill_problem_flags(a, d);
-    d.dt = parse_dtype(a.get("--dtype", "f32"));
-    d.src_dims = parse_int_list("--src-shape", a.get("--src-shape"));
+    const op_desc d = problem_from_shape_flags(a);
     if (a.has("--isa")) {
         cpu_isa tier;
         try {
@@ -132,11 +138,7 @@ int cmd_bench(int argc, char **argv) {
                     kProblemFlagsHelp);
         return 0;
     }
-    if (!a.has("--src-shape")) throw usage_error("--src-shape is required");
-    op_desc d;
-    fill_problem_flags(a, d);
-    d.dt = parse_dtype(a.get("--dtype", "f32"));
-    d.src_dims = parse_int_list("--src-shape", a.get("--src-shape"));
+    const op_desc d = problem_from_shape_flags(a);
     const impl_kind impl = parse_impl(a.get("--impl", "auto"));
     const int iters = static_cast<int>(parse_int_list("--iters", a.get("--iters", "50"))[0]);
     if (iters < 1) throw usage_error("--iters must be >= 1");

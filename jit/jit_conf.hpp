@@ -36,7 +36,8 @@ struct jit_conf {
     // The W pass turns one src row into row_out outputs, ow_full vectors + ow_tail lanes,
     // reading one table record per vector:
     // - window: every vector's taps lie in simd_w consecutive src elements, so one load and a
-    //   vpermps (vpshufb for 16-bit nearest) replace the gather; needs IW >= simd_w;
+    //   vpermps (16-bit nearest: vpshufb on AVX2, vpermd on dwords on AVX-512) replace the
+    //   gather; needs row_in >= simd_w;
     // - otherwise gathers; 16-bit rows are first staged to 32-bit lanes in scratch (iw_full
     //   vectors + iw_tail lanes), so no gather reads outside the row.
     // Linear passes write f32 rows (ow_pad lanes) to per-thread scratch; a vertical blend
@@ -56,8 +57,8 @@ struct jit_conf {
 
     // Non-temporal stores skip the read-for-ownership of dst lines that will not be re-read
     // soon. Eligible when dst is at least kNtMinBytes and every full-vector store of a
-    // 32-byte-aligned dst stays aligned; the driver then also generates an NT variant and uses
-    // it for aligned dst pointers.
+    // vector-aligned dst stays aligned; the driver then also generates an NT variant and uses
+    // it for dst pointers aligned to simd_w * 4 bytes.
     static constexpr size_t kNtMinBytes = size_t(4) << 20;
     bool nt_eligible = false;
 
@@ -89,7 +90,6 @@ struct jit_args {
     const void *src[4];  // src rows; linear taps in (d, h) order: d0h0, d0h1, d1h0, d1h1
     void *dst;           // the dst row
     const void *wtab;    // the W-axis table (layout in jit_tables.hpp)
-    void *scratch;       // staging rows, NCX 16-bit only
     float wh[2];         // H weights (linear, k >= 2)
     float wd[2];         // D weights (linear, k == 3)
 };

@@ -101,7 +101,9 @@ TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
     RecordProperty("kernels", static_cast<int>(kernels));
     RecordProperty("instructions", static_cast<int>(insns));
     EXPECT_EQ(kernels, 2 * 108u);
-    if (rules.bf16) EXPECT_GT(bf16_insns, 0u) << "the bf16 tier must actually use vcvtneps2bf16";
+    if (rules.bf16) {
+        EXPECT_GT(bf16_insns, 0u) << "the bf16 tier must actually use vcvtneps2bf16";
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(tiers, isa_check, ::testing::ValuesIn(std::vector<cpu_isa>(std::begin(kAllIsas), std::end(kAllIsas))),

@@ -4,20 +4,42 @@
 #   2. the hardening lanes (scripts/sanitize.sh): ASan+UBSan+LSan suite, TSan stress, fuzz smoke
 #   3. the AVX-512 lane (tests/emu/lane.sh): the avx512_core kernels, bit for bit against the
 #      reference, under Bochs with an AVX-512 CPU model (first use builds the guest kernel, ~5 min)
-# XINTERP_QUICK=1 runs step 1 only.
+# Ends with one line "xinterp: N passed, 0 failed, S skipped" over every step (skips say why in
+# their test output). XINTERP_QUICK=1 runs step 1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 build=${BUILD_DIR:-build}
 jobs=$(nproc)
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+passed=0 skipped=0
+# Adds the counts a step printed: ctest "... out of N" (whose N includes skipped tests, listed
+# as "(Skipped)"), gtest "[  PASSED  ] N tests", or a plain "N passed, 0 failed". A skip is
+# counted as a skip, never a pass. A failing step has already stopped the script (set -e).
+count() {
+  local n s
+  n=$(grep -hoE 'tests passed, 0 tests failed out of [0-9]+|\[  PASSED  \] [0-9]+ test|^[0-9]+ passed, 0 failed' "$1" |
+      grep -oE '[0-9]+' | awk '{ if ($0 != 0) s += $0 } END { print s + 0 }')
+  s=$(grep -cE '^[[:space:]]+[0-9]+ - .*\(Skipped\)' "$1" || true)
+  passed=$((passed + n - s))
+  skipped=$((skipped + s))
+}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j "$jobs"
-ctest --test-dir "$build" --output-on-failure -j "$jobs"
+ctest --test-dir "$build" --output-on-failure -j "$jobs" | tee "$logs/main"
+count "$logs/main"
 if [ "${XINTERP_QUICK:-0}" != 1 ]; then
-  bash scripts/sanitize.sh asan tsan fuzz
+  bash scripts/sanitize.sh asan tsan fuzz | tee "$logs/lanes"
+  count "$logs/lanes"
+  passed=$((passed + 1))  # the fuzz smoke run: it exits non-zero on any crash
   echo "== lane avx512-emu: avx512_core kernels under Bochs (tigerlake)"
-  bash tests/emu/lane.sh "$build"
+  bash tests/emu/lane.sh "$build" | tee "$logs/emu"
   # The gtest JIT sweeps too (Bochs' f16 tie bug classified by tests/emu/bochs_f16.hpp).
   EMU_TARGET=xinterp_tests bash tests/emu/lane.sh "$build" \
-    --gtest_filter='jit_bitwise.tails_1d:jit_bitwise.ratios_2d:jit_bitwise.odd_3d:jit_bitwise.special_values:jit_bitwise.threads_1_and_2:jit_bitwise.runtime_sizes*:cache_test.*'
+    --gtest_filter='jit_bitwise.tails_1d:jit_bitwise.ratios_2d:jit_bitwise.odd_3d:jit_bitwise.special_values:jit_bitwise.threads_1_and_2:jit_bitwise.runtime_sizes*:cache_test.*' |
+    tee "$logs/emu_gtest"
+  count "$logs/emu"
+  count "$logs/emu_gtest"
 fi
+echo "xinterp: $passed passed, 0 failed, $skipped skipped"

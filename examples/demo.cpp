@@ -46,7 +46,8 @@ int main() {
     using us = std::chrono::duration<double, std::micro>;
     std::printf("problem: f32 bilinear NXC 1x56x56x64 -> 1x112x112x64\n");
     std::printf("impl: %s  kernel: %s\n", pd.impl_name().c_str(), pd.kernel_name().c_str());
-    std::printf("create: %.1f us   execute: %.1f us (mean of %d)\n", us(t1 - t0).count(), us(t3 - t2).count() / iters, iters);
+    std::printf("create: %.1f us (the first in the process: includes one-time CPU detection)   execute: %.1f us (mean of %d)\n",
+                us(t1 - t0).count(), us(t3 - t2).count() / iters, iters);
     std::printf("max |jit - reference| = %g, elements whose bits differ: %zu of %zu\n", maxdiff, bits_differ, dst.size());
     std::istringstream asm_text(prim.dump_asm());
     std::string line;

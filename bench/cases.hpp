@@ -2,10 +2,10 @@
 // odd ratios benchdnn uses. Spatial dims only; each runs x {nearest, linear} x {NCX, NXC} x dtype.
 #pragma once
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "../src/cli/synthetic.hpp"
 #include "xinterp/xinterp.hpp"
 
 namespace xbench {
@@ -52,23 +52,6 @@ inline xinterp::op_desc make_desc(const shape_case &c, bool linear, bool ncx, xi
     return d;
 }
 
-// Realistic data: normal values of magnitude 0.25..4 with random signs, in the dtype's encoding.
-// (A byte pattern would make many bf16 values subnormal, and since kernels never flush
-// subnormals, every operation on one takes a microcode assist: that measures the data.)
-inline void fill_normal(int esize, bool bf16, uint8_t *p, size_t n) {
-    uint32_t x = 12345;
-    auto rnd = [&] { return x = x * 1664525u + 1013904223u; };
-    for (size_t i = 0; i < n; ++i) {
-        const uint32_t r = rnd();
-        if (esize == 4) {
-            const uint32_t bits = (r & 0x80000000u) | ((125u + (r >> 8) % 4) << 23) | (r & 0x7fffffu);
-            std::memcpy(p + 4 * i, &bits, 4);
-        } else {
-            const uint16_t h = bf16 ? static_cast<uint16_t>(((r >> 16) & 0x8000u) | ((125u + (r >> 8) % 4) << 7) | (r & 0x7fu))
-                                    : static_cast<uint16_t>(((r >> 16) & 0x8000u) | ((13u + (r >> 8) % 4) << 10) | (r & 0x3ffu));
-            std::memcpy(p + 2 * i, &h, 2);
-        }
-    }
-}
+using xinterp::cli::fill_normal;  // the data xinterp bench uses too
 
 }  // namespace xbench

@@ -78,16 +78,22 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.window = c.row_in >= w;
         for (int64_t v = 0; v < c.ow_vecs && c.window; ++v) {
             int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {-1, -1};
+            int64_t col = -1, tap[2] = {0, 0};  // output column o and its src columns i0, i1
             for (int64_t e = v * w; e < std::min(c.row_out, (v + 1) * w); ++e) {
                 const int64_t o = e / c.flat_c, ch = e % c.flat_c;
-                int64_t ix[2];
-                if (lin) {
-                    const linear_tap t = linear_coord(o, c.IW, c.OW, p.ctm);
-                    ix[0] = t.i0 * c.flat_c + ch, ix[1] = t.i1 * c.flat_c + ch;
-                } else {
-                    ix[0] = ix[1] = nearest_index(o, c.IW, c.OW, p.ctm) * c.flat_c + ch;
+                if (o != col) {  // a column's taps serve all its flat_c channels
+                    col = o;
+                    if (lin) {
+                        const linear_tap t = linear_coord(o, c.IW, c.OW, p.ctm);
+                        tap[0] = t.i0, tap[1] = t.i1;
+                    } else {
+                        tap[0] = tap[1] = nearest_index(o, c.IW, c.OW, p.ctm);
+                    }
                 }
-                for (int i = 0; i < 2; ++i) lo[i] = std::min(lo[i], ix[i]), hi[i] = std::max(hi[i], ix[i]);
+                for (int i = 0; i < 2; ++i) {
+                    const int64_t ix = tap[i] * c.flat_c + ch;
+                    lo[i] = std::min(lo[i], ix), hi[i] = std::max(hi[i], ix);
+                }
             }
             c.window = hi[0] - lo[0] < w && hi[1] - lo[1] < w;
         }

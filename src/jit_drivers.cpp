@@ -76,6 +76,14 @@ protected:
         return buf.data();
     }
 
+    // The NT variant's function when this execution uses NT stores and it exists, else the
+    // regular one's (nullptr where neither was generated).
+    template <typename G>
+    static typename G::fn_t pick(bool nt, const std::unique_ptr<G> &regular, const std::unique_ptr<G> &nt_variant) {
+        const std::unique_ptr<G> &g = nt && nt_variant ? nt_variant : regular;
+        return g ? g->fn() : nullptr;
+    }
+
     // Whether this execution may use the NT variant: built, and dst aligned to a full vector.
     bool use_nt(const void *dst) const {
         return conf_.nt_eligible && reinterpret_cast<uintptr_t>(dst) % static_cast<uintptr_t>(conf_.simd_w * 4) == 0;
@@ -102,7 +110,7 @@ public:
 
     void execute(const void *src, void *dst) const override {
         if (prob().empty()) return;
-        const auto fn = (use_nt(dst) ? gen_nt_ : gen_)->fn();
+        const auto fn = pick(use_nt(dst), gen_, gen_nt_);
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *) {
             jit_args a{};
             a.wtab = tables_.wtab.data();
@@ -214,7 +222,7 @@ private:
         jit_pass_args a{};
         a.tab = tables_.wtab.data();
         a.scratch = scratch;
-        const auto fn = (nt ? wpass_nt_ : wpass_)->fn();
+        const auto fn = pick(nt, wpass_, wpass_nt_);
         int64_t prev = -1;
         for (int64_t r = r0; r < r1; ++r) {
             const row_id o = split(r);
@@ -241,8 +249,9 @@ private:
         uint8_t *hb = slots + conf_.n_slots * row_f32;  // k == 3: the two H results
         int64_t key[4] = {-1, -1, -1, -1};
         uint64_t stamp[4] = {0, 0, 0, 0}, clock = 0;
-        const auto wpass = wpass_->fn();
-        const auto blend_final = (nt ? blend_final_nt_ : blend_final_) ? (nt ? blend_final_nt_ : blend_final_)->fn() : nullptr;
+        const auto wpass = wpass_->fn();                            // into scratch, or k == 1: dst
+        const auto wpass_final = pick(nt, wpass_, wpass_nt_);       // k == 1 only
+        const auto blend_final = pick(nt, blend_final_, blend_final_nt_);
         jit_pass_args wa{};
         wa.tab = tables_.wtab.data();
         wa.scratch = stage;
@@ -270,7 +279,7 @@ private:
             if (p.k == 1) {
                 wa.src = src + src_row(o.plane, 0, 0) * conf_.src_row_bytes;
                 wa.dst = out;
-                (nt ? wpass_nt_ : wpass_)->fn()(&wa);
+                wpass_final(&wa);
                 continue;
             }
             const linear_tap &th = tables_.h.lin[o.oh], &td = tables_.d.lin[o.od];

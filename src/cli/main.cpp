@@ -14,6 +14,7 @@
 #include "dump.hpp"
 #include "kernel.hpp"
 #include "npy.hpp"
+#include "synthetic.hpp"
 #include "xinterp/xinterp.hpp"
 
 using namespace xinterp;
@@ -168,17 +169,8 @@ int cmd_bench(int argc, char **argv) {
     std::vector<uint8_t> src(pd.src_bytes() + 64), dst(pd.dst_bytes() + 64);
     uint8_t *s = src.data() + (64 - reinterpret_cast<uintptr_t>(src.data()) % 64) % 64;  // 64-byte aligned
     uint8_t *o = dst.data() + (64 - reinterpret_cast<uintptr_t>(dst.data()) % 64) % 64;
-    // Normal values of magnitude 0.25..4 (subnormal data would time microcode assists).
-    uint32_t x = 12345;
-    const size_t es = d.dt == data_type::f32 ? 4 : 2;
-    for (size_t i = 0; i < pd.src_bytes() / es; ++i) {
-        x = x * 1664525u + 1013904223u;
-        const uint32_t f = (x & 0x80000000u) | ((125u + (x >> 8) % 4) << 23) | (x & 0x7fffffu);
-        const uint16_t h = d.dt == data_type::bf16 ? static_cast<uint16_t>(f >> 16)
-                                                   : static_cast<uint16_t>(((x >> 16) & 0x8000u) | ((13u + (x >> 8) % 4) << 10) | (x & 0x3ffu));
-        if (es == 4) std::memcpy(s + 4 * i, &f, 4);
-        else std::memcpy(s + 2 * i, &h, 2);
-    }
+    const int es = d.dt == data_type::f32 ? 4 : 2;
+    fill_normal(es, d.dt == data_type::bf16, s, pd.src_bytes() / es);
     prim.execute(s, o);
     std::vector<double> t;
     for (int i = 0; i < iters; ++i) {

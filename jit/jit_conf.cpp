@@ -97,9 +97,11 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
             }
             c.window = hi[0] - lo[0] < w && hi[1] - lo[1] < w;
         }
-        c.stage = !c.window && c.esize == 2;
         const int spelling = g_gather_spelling.load();
         c.gather_by_insert = isa == cpu_isa::avx2 && !c.window && (spelling < 0 ? host_features().amd : spelling == 1);
+        // A dword gather of a 16-bit row would read 2 bytes past its last element; inserts read
+        // exactly one word each, so only the gather-instruction spelling stages.
+        c.stage = !c.window && c.esize == 2 && !c.gather_by_insert;
         // Record: a simd_w*4-byte header (window bases), then index vectors and weights.
         c.rec_bytes = static_cast<int>(w * 4 * (lin ? 5 : 2));
         c.n_slots = lin ? 2 * c.nd : 0;

@@ -38,8 +38,10 @@ struct jit_conf {
     // - window: every vector's taps lie in simd_w consecutive src elements, so one load and a
     //   vpermps (16-bit nearest: vpshufb on AVX2, vpermd on dwords on AVX-512) replace the
     //   gather; needs row_in >= simd_w;
-    // - otherwise gathers; 16-bit rows are first staged to 32-bit lanes in scratch (iw_full
-    //   vectors + iw_tail lanes), so no gather reads outside the row.
+    // - otherwise gathers. With gather instructions, 16-bit rows are first staged to 32-bit
+    //   lanes in scratch (iw_full vectors + iw_tail lanes), so no dword gather reads outside
+    //   the row; the insert spelling reads the words in place (vpinsrw), so downsampling reads
+    //   only the elements it needs.
     // Linear passes write f32 rows (ow_pad lanes) to per-thread scratch; a vertical blend
     // combines two rows per H (and D) step, in the canonical order.
     bool pass_engine = false;

@@ -49,22 +49,27 @@ void jit_io::load_f32(data_type dt, const Vmm &v, const Address &a, int64_t n) {
             }
             break;
         case data_type::bf16:
-            if (full) {
-                vpmovzxwd(v, a);
-            } else {
-                load_words(x, a, n);
-                vpmovzxwd(v, x);
-            }
-            vpslld(v, v, 16);
-            break;
         case data_type::f16:
-            if (full) {
+            if (full && dt == data_type::bf16) {
+                vpmovzxwd(v, a);
+                vpslld(v, v, 16);
+            } else if (full) {
                 vcvtph2ps(v, a);
             } else {
                 load_words(x, a, n);
-                vcvtph2ps(v, x);
+                widen_words(dt, v, x);
             }
             break;
+    }
+}
+
+template <typename Vmm>
+void jit_io::widen_words(data_type dt, const Vmm &v, const Xmm &x) {
+    if (dt == data_type::bf16) {
+        vpmovzxwd(v, x);
+        vpslld(v, v, 16);
+    } else {
+        vcvtph2ps(v, x);
     }
 }
 
@@ -204,5 +209,6 @@ template void jit_io::load_u32(const Ymm &, const Address &, int64_t);
 template void jit_io::store_f32(data_type, const Address &, const Ymm &, int64_t, bool);
 template void jit_io::store_u32_bits(int, const Address &, const Ymm &, int64_t, bool);
 template void jit_io::cvt_to_bf16(const Ymm &);
+template void jit_io::widen_words(data_type, const Ymm &, const Xmm &);
 
 }  // namespace xinterp

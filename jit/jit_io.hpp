@@ -56,6 +56,8 @@ protected:
     template <typename Vmm> void load_f32(data_type dt, const Vmm &v, const Xbyak::Address &a, int64_t n);
     template <typename Vmm> void load_u32(const Vmm &v, const Xbyak::Address &a, int64_t n);  // zero-extend
     void load_words(const Xbyak::Xmm &x, const Xbyak::Address &a, int64_t n);
+    // bf16/f16 words already in x (simd_w of them) -> f32 lanes of v, exactly.
+    template <typename Vmm> void widen_words(data_type dt, const Vmm &v, const Xbyak::Xmm &x);
     // f32 -> dt, n lanes. v must not be t0..t3. nt: non-temporal full stores (aligned dst).
     template <typename Vmm> void store_f32(data_type dt, const Xbyak::Address &a, const Vmm &v, int64_t n, bool nt = false);
     template <typename Vmm> void store_u32_bits(int esize, const Xbyak::Address &a, const Vmm &v, int64_t n, bool nt = false);

@@ -15,7 +15,7 @@ template <cpu_isa isa>
 jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt)
     : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16), conf_(conf), final_(final_out), nt_(nt && final_out) {}
 
-// Gather path, 16-bit: widen the row once into scratch (f32 for linear, zero-extended bits for
+// Gather-instruction path, 16-bit: widen the row once into scratch (f32 for linear, zero-extended bits for
 // nearest), with exact-size loads; the gathers then read only scratch.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::stage_row() {
@@ -76,6 +76,25 @@ void jit_ncx_wpass<isa>::vector(int64_t n) {
             else vpgatherdd(v, ptr[reg_src + vmm_idx * 4], vmm_mask);
         }
     };
+    // 16-bit rows, insert spelling: simd_w (= 8, AVX2 only) words into one xmm, read in place.
+    // The first element goes through a GPR so the xmm carries no dependency on older values.
+    auto gather_words = [&](const Xmm &x, int idx_off) {
+        for (int l = 0; l < simd_w; ++l) {
+            movsxd(reg_tmp, dword[reg_tab + idx_off + 4 * l]);
+            if (l == 0) {
+                movzx(reg_tmp.cvt32(), word[reg_src + reg_tmp * 2]);
+                vmovd(x, reg_tmp.cvt32());
+            } else {
+                vpinsrw(x, x, word[reg_src + reg_tmp * 2], l);
+            }
+        }
+    };
+    const bool words_in_place = c.gather_by_insert && c.esize == 2;
+    auto store_xwords = [&](const Xmm &x) {  // simd_w 16-bit results, n of them real
+        if (n == simd_w && nt_) vmovntdq(ptr[reg_dst], x);
+        else if (n == simd_w) vmovdqu(ptr[reg_dst], x);
+        else store_words(ptr[reg_dst], x, n);
+    };
     auto load_idx = [&](int off) {
         if constexpr (kEvex) vmovdqu32(vmm_idx, ptr[reg_tab + off]);
         else vmovdqu(vmm_idx, ptr[reg_tab + off]);
@@ -96,9 +115,13 @@ void jit_ncx_wpass<isa>::vector(int64_t n) {
             movsxd(reg_ba, dword[reg_tab]);
             vmovdqu(xa, ptr[reg_src + reg_ba * 2]);
             vpshufb(xa, xa, ptr[reg_tab + V]);
-            if (n == simd_w && nt_) vmovntdq(ptr[reg_dst], xa);
-            else if (n == simd_w) vmovdqu(ptr[reg_dst], xa);
-            else store_words(ptr[reg_dst], xa, n);
+            store_xwords(xa);
+            return;
+        }
+        if (words_in_place) {
+            const Xmm xa(vmm_a.getIdx());
+            gather_words(xa, V);
+            store_xwords(xa);
             return;
         }
         if (c.window) {
@@ -122,6 +145,14 @@ void jit_ncx_wpass<isa>::vector(int64_t n) {
         vpermps(vmm_a, vmm_idx, vmm_a);
         load_idx(2 * V);
         vpermps(vmm_b, vmm_idx, vmm_b);
+    } else if (words_in_place) {
+        if constexpr (!kEvex) {  // the insert spelling exists on AVX2 only
+            const Xmm xa(vmm_a.getIdx()), xb(vmm_b.getIdx());
+            gather_words(xa, V);
+            gather_words(xb, 2 * V);
+            widen_words(c.dt, vmm_a, xa);
+            widen_words(c.dt, vmm_b, xb);
+        }
     } else {
         gather(vmm_a, V, true);
         gather(vmm_b, 2 * V, true);

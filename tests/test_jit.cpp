@@ -278,3 +278,22 @@ TEST(jit_bitwise, both_gather_spellings) {
     set_gather_spelling_for_testing(-1);
     clear_cache();
 }
+
+// 16-bit rows on the gather path: the insert spelling reads each word in place (no staging, no
+// staging scratch); the gather-instruction spelling stages the row, because a dword gather of
+// the last word would read past the row.
+TEST(jit_conf, sixteen_bit_gathers_stage_only_for_gather_instructions) {
+    const auto d = problem_builder().src({1, 3, 1080, 1920}).sizes({224, 224}).fmt(data_format::ncx).mode(mode::linear).dt(data_type::bf16);
+    const problem p = make_problem(d);
+    for (int spelling : {0, 1}) {
+        set_gather_spelling_for_testing(spelling);
+        const jit_conf c = make_jit_conf(p, cpu_isa::avx2);
+        ASSERT_TRUE(c.ok);
+        EXPECT_FALSE(c.window);
+        EXPECT_EQ(c.gather_by_insert, spelling == 1);
+        EXPECT_EQ(c.stage, spelling == 0);
+        const int64_t rows_bytes = c.n_slots * c.ow_pad * 4;
+        EXPECT_EQ(c.scratch_bytes, rows_bytes + (spelling == 0 ? c.iw_pad * 4 : 0));
+    }
+    set_gather_spelling_for_testing(-1);
+}

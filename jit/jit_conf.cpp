@@ -104,8 +104,19 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.stage = !c.window && c.esize == 2 && !c.gather_by_insert;
         // Record: a simd_w*4-byte header (window bases), then index vectors and weights.
         c.rec_bytes = static_cast<int>(w * 4 * (lin ? 5 : 2));
-        c.n_slots = lin ? 2 * c.nd : 0;
-        const int64_t stage_bytes = c.stage ? c.iw_pad * 4 : 0;
+        if (lin && c.k >= 2) {
+            // Output rows that share a src row with the row before: each would be a W-row cache
+            // hit. Fuse when at most a quarter of them are.
+            int64_t shared = 0;
+            for (int64_t oh = 1; oh < p.out[1]; ++oh) {
+                const linear_tap a = linear_coord(oh - 1, p.in[1], p.out[1], p.ctm);
+                const linear_tap b = linear_coord(oh, p.in[1], p.out[1], p.ctm);
+                shared += b.i0 == a.i0 || b.i0 == a.i1 || b.i1 == a.i0 || b.i1 == a.i1;
+            }
+            c.fuse_h = shared * 4 <= p.out[1];
+        }
+        c.n_slots = lin && !c.fuse_h ? 2 * c.nd : 0;
+        const int64_t stage_bytes = c.stage ? c.iw_pad * 4 * (c.fuse_h ? 2 : 1) : 0;
         const int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 ? 2 : 0)) * c.ow_pad * 4 : 0;
         c.scratch_bytes = stage_bytes + rows_bytes;
         const int64_t planes = p.fmt == data_format::ncx ? p.n * p.c : p.n;

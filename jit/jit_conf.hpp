@@ -53,6 +53,10 @@ struct jit_conf {
     // How the gather path spells a gather: vgatherdps, or (AMD, where a ymm gather costs ~20
     // cycles) eight index loads + vinsertps, about twice as fast there. Same elements read.
     bool gather_by_insert = false;
+    // Linear H steps whose src rows neighbouring output rows hardly share (H downsampling by
+    // about 2x or more) skip the W-row cache: one fused call W-interpolates both src rows and
+    // blends them, so an output row (k == 2) is one call and no W row goes through scratch.
+    bool fuse_h = false;
     int rec_bytes = 0;          // bytes per W-table record (one per output vector)
     int n_slots = 0;            // cached W-pass rows per thread (linear)
     int64_t scratch_bytes = 0;  // per thread

@@ -24,13 +24,32 @@ void jit_io::load_words(const Xmm &x, const Address &a, int64_t n) {
     if (n & 1) vpinsrw(x, x, ptr[e + static_cast<int>((n - 1) * 2)], static_cast<int>(n - 1));
 }
 
-void jit_io::store_words(const Address &a, const Xmm &x, int64_t n) {
+void jit_io::store_words(const Address &a, const Xmm &x, int64_t n) { store_bytes(a, x, static_cast<int>(2 * n)); }
+
+// The low `bytes` (even, < 32) bytes of register idx with plain stores of 16, 8, 4 and 2 bytes,
+// at most four of them. AVX2's masked stores (vmaskmovps, vpmaskmovd) decode to tens of uops on
+// AMD Zen and are slow on Intel too; exact-size pieces write the same bytes, and no others.
+void jit_io::store_bytes(const Address &a, const Xmm &v, int bytes) {
     const RegExp e = a.getRegExp();
-    if (n >= 2) {
-        load_tail_mask(Xbyak::Ymm(kMask), n / 2);
-        vpmaskmovd(ptr[e], Xmm(kMask), x);
+    int at = 0;  // bytes written
+    Xmm x(v.getIdx());
+    if (bytes >= 16) {
+        vmovups(ptr[e], x);
+        at = 16;
+        vextractf128(Xmm(kT1), Ymm(v.getIdx()), 1);
+        x = Xmm(kT1);
     }
-    if (n & 1) vpextrw(ptr[e + static_cast<int>((n - 1) * 2)], x, static_cast<int>(n - 1));
+    // The rest sits in x from byte (at % 16).
+    if (bytes - at >= 8) {
+        vmovq(ptr[e + at], x);
+        at += 8;
+    }
+    if (bytes - at >= 4) {
+        if (at % 16 == 0) vmovd(ptr[e + at], x);
+        else vpextrd(ptr[e + at], x, (at % 16) / 4);
+        at += 4;
+    }
+    if (bytes - at >= 2) vpextrw(ptr[e + at], x, (at % 16) / 2);
 }
 
 // bf16/f16 widen exactly: bf16 is the top half of an f32, f16 goes through F16C.
@@ -112,16 +131,11 @@ template <typename Vmm>
 void jit_io::store_f32(data_type dt, const Address &a, const Vmm &v, int64_t n, bool nt) {
     const Xmm xt(kT0);
     const bool full = n == simd_w_;
-    const Vmm vmm_mask(kMask);
     switch (dt) {
         case data_type::f32:
-            if (full) {
-                if (nt) vmovntps(a, v);
-                else vmovups(a, v);
-            } else {
-                load_tail_mask(vmm_mask, n);
-                vmaskmovps(a, vmm_mask, v);
-            }
+            if (full && nt) vmovntps(a, v);
+            else if (full) vmovups(a, v);
+            else store_bytes(a, Xmm(v.getIdx()), static_cast<int>(4 * n));
             break;
         case data_type::bf16:
             cvt_to_bf16(v);
@@ -147,15 +161,11 @@ void jit_io::store_f32(data_type dt, const Address &a, const Vmm &v, int64_t n, 
 
 template <typename Vmm>
 void jit_io::store_u32_bits(int esize, const Address &a, const Vmm &v, int64_t n, bool nt) {
-    const Vmm vmm_mask(kMask), vmm_t0(kT0);
+    const Vmm vmm_t0(kT0);
     if (esize == 4) {
-        if (n == simd_w_) {
-            if (nt) vmovntps(a, v);
-            else vmovups(a, v);
-        } else {
-            load_tail_mask(vmm_mask, n);
-            vmaskmovps(a, vmm_mask, v);
-        }
+        if (n == simd_w_ && nt) vmovntps(a, v);
+        else if (n == simd_w_) vmovups(a, v);
+        else store_bytes(a, Xmm(v.getIdx()), static_cast<int>(4 * n));
         return;
     }
     const Xmm xt(kT0);

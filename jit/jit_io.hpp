@@ -62,6 +62,8 @@ protected:
     template <typename Vmm> void store_f32(data_type dt, const Xbyak::Address &a, const Vmm &v, int64_t n, bool nt = false);
     template <typename Vmm> void store_u32_bits(int esize, const Xbyak::Address &a, const Vmm &v, int64_t n, bool nt = false);
     void store_words(const Xbyak::Address &a, const Xbyak::Xmm &x, int64_t n);
+    // The low `bytes` bytes (even, < 32) of the ymm/xmm with index v.getIdx(); clobbers t1.
+    void store_bytes(const Xbyak::Address &a, const Xbyak::Xmm &v, int bytes);
     template <typename Vmm> void cvt_to_bf16(const Vmm &v);  // 16-bit results in Xmm(kT0)
     // Ends the code: records text_size(), emits the constant pool, flips the buffer to RE.
     void finish_code();

@@ -12,18 +12,23 @@ constexpr size_t kMaxCodeSize = 8 * 1024;
 }  // namespace
 
 template <cpu_isa isa>
-jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt)
-    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16), conf_(conf), final_(final_out), nt_(nt && final_out) {}
+jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt, bool fused)
+    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16),
+      conf_(conf),
+      final_(final_out),
+      nt_(nt && final_out),
+      fused_(fused) {}
 
-// Gather-instruction path, 16-bit: widen the row once into scratch (f32 for linear, zero-extended bits for
-// nearest), with exact-size loads; the gathers then read only scratch.
+// Gather-instruction path, 16-bit: widen `row` once into scratch + off (f32 for linear,
+// zero-extended bits for nearest), with exact-size loads, and point `row` there: the gathers
+// then read only scratch.
 template <cpu_isa isa>
-void jit_ncx_wpass<isa>::stage_row() {
+void jit_ncx_wpass<isa>::stage_row(const Reg64 &row, int64_t off) {
     const jit_conf &c = conf_;
     const bool lin = c.algorithm == alg::linear;
-    mov(reg_scr, PARG(scratch));
-    mov(reg_tmp, reg_scr);
-    mov(reg_ba, reg_src);
+    lea(reg_tmp, ptr[reg_scr + static_cast<int>(off)]);
+    mov(reg_ba, row);
+    mov(row, reg_tmp);
     auto one = [&](int64_t n) {
         if (lin) load_f32(c.dt, vmm_a, ptr[reg_ba], n);
         else load_u32(vmm_a, ptr[reg_ba], n);
@@ -41,126 +46,141 @@ void jit_ncx_wpass<isa>::stage_row() {
         }
     }
     if (c.iw_tail > 0) one(c.iw_tail);
-    mov(reg_src, reg_scr);  // gathers read the staged row from here on
 }
 
-// One output vector (n real lanes) from one W-table record.
+// Gathers simd_w elements of `row` at the s32 indices of the current record at idx_off.
 template <cpu_isa isa>
-void jit_ncx_wpass<isa>::vector(int64_t n) {
-    const jit_conf &c = conf_;
-    const bool lin = c.algorithm == alg::linear;
-    const int V = simd_w * 4;
-    // Where a gathered element sits: the staged 32-bit row, or the f32 src row itself.
-    auto gather = [&](const Vmm &v, int idx_off, bool as_float) {
-        if (c.gather_by_insert) {
-            // Lanes 0-3 and 4-7 in two xmm halves, one index load + vinsertps per element.
-            const Xmm lo(v.getIdx()), hi(vmm_idx.getIdx());
-            for (int l = 0; l < simd_w; ++l) {
-                const Xmm &x = l < 4 ? lo : hi;
-                movsxd(reg_tmp, dword[reg_tab + idx_off + 4 * l]);
-                if (l % 4 == 0) vmovss(x, dword[reg_src + reg_tmp * 4]);
-                else vinsertps(x, x, dword[reg_src + reg_tmp * 4], static_cast<uint8_t>((l % 4) << 4));
-            }
-            vinsertf128(v, v, hi, 1);
-            return;
-        }
-        if constexpr (kEvex) {
-            vmovdqu32(vmm_idx, ptr[reg_tab + idx_off]);
-            kxnorw(k_tmp, k_tmp, k_tmp);  // the gather clears its mask
-            if (as_float) vgatherdps(v | k_tmp, ptr[reg_src + vmm_idx * 4]);
-            else vpgatherdd(v | k_tmp, ptr[reg_src + vmm_idx * 4]);
-        } else {
-            vmovdqu(vmm_idx, ptr[reg_tab + idx_off]);
-            vpcmpeqd(vmm_mask, vmm_mask, vmm_mask);  // the gather clears its mask
-            if (as_float) vgatherdps(v, ptr[reg_src + vmm_idx * 4], vmm_mask);
-            else vpgatherdd(v, ptr[reg_src + vmm_idx * 4], vmm_mask);
-        }
-    };
-    // 16-bit rows, insert spelling: simd_w (= 8, AVX2 only) words into one xmm, read in place.
-    // The first element goes through a GPR so the xmm carries no dependency on older values.
-    auto gather_words = [&](const Xmm &x, int idx_off) {
+void jit_ncx_wpass<isa>::gather(const Reg64 &row, const Vmm &v, int idx_off, bool as_float) {
+    if (conf_.gather_by_insert) {
+        // Lanes 0-3 and 4-7 in two xmm halves, one index load + vinsertps per element.
+        const Xmm lo(v.getIdx()), hi(vmm_idx.getIdx());
         for (int l = 0; l < simd_w; ++l) {
+            const Xmm &x = l < 4 ? lo : hi;
             movsxd(reg_tmp, dword[reg_tab + idx_off + 4 * l]);
-            if (l == 0) {
-                movzx(reg_tmp.cvt32(), word[reg_src + reg_tmp * 2]);
-                vmovd(x, reg_tmp.cvt32());
-            } else {
-                vpinsrw(x, x, word[reg_src + reg_tmp * 2], l);
-            }
+            if (l % 4 == 0) vmovss(x, dword[row + reg_tmp * 4]);
+            else vinsertps(x, x, dword[row + reg_tmp * 4], static_cast<uint8_t>((l % 4) << 4));
         }
-    };
-    const bool words_in_place = c.gather_by_insert && c.esize == 2;
-    auto store_xwords = [&](const Xmm &x) {  // simd_w 16-bit results, n of them real
-        if (n == simd_w && nt_) vmovntdq(ptr[reg_dst], x);
-        else if (n == simd_w) vmovdqu(ptr[reg_dst], x);
-        else store_words(ptr[reg_dst], x, n);
-    };
-    auto load_idx = [&](int off) {
-        if constexpr (kEvex) vmovdqu32(vmm_idx, ptr[reg_tab + off]);
-        else vmovdqu(vmm_idx, ptr[reg_tab + off]);
-    };
-    if (!lin) {
-        if (c.window && c.esize == 2 && kEvex) {
-            // 16 words, widened to dwords, permuted, narrowed: vpshufb cannot cross 128-bit lanes.
-            movsxd(reg_ba, dword[reg_tab]);
-            load_u32(vmm_a, ptr[reg_src + reg_ba * 2], simd_w);
-            load_idx(V);
-            vpermd(vmm_a, vmm_idx, vmm_a);
-            store_u32_bits(c.esize, ptr[reg_dst], vmm_a, n, nt_);
-            return;
-        }
-        if (c.window && c.esize == 2) {
-            // Eight 16-bit lanes from one 16-byte window: vpshufb picks the words.
-            const Xmm xa(vmm_a.getIdx());
-            movsxd(reg_ba, dword[reg_tab]);
-            vmovdqu(xa, ptr[reg_src + reg_ba * 2]);
-            vpshufb(xa, xa, ptr[reg_tab + V]);
-            store_xwords(xa);
-            return;
-        }
-        if (words_in_place) {
-            const Xmm xa(vmm_a.getIdx());
-            gather_words(xa, V);
-            store_xwords(xa);
-            return;
-        }
-        if (c.window) {
-            movsxd(reg_ba, dword[reg_tab]);
-            load_idx(V);
-            vpermd(vmm_a, vmm_idx, ptr[reg_src + reg_ba * 4]);
-        } else {
-            gather(vmm_a, V, false);
-        }
-        store_u32_bits(c.esize, ptr[reg_dst], vmm_a, n, nt_);
+        vinsertf128(v, v, hi, 1);
         return;
     }
+    if constexpr (kEvex) {
+        vmovdqu32(vmm_idx, ptr[reg_tab + idx_off]);
+        kxnorw(k_tmp, k_tmp, k_tmp);  // the gather clears its mask
+        if (as_float) vgatherdps(v | k_tmp, ptr[row + vmm_idx * 4]);
+        else vpgatherdd(v | k_tmp, ptr[row + vmm_idx * 4]);
+    } else {
+        vmovdqu(vmm_idx, ptr[reg_tab + idx_off]);
+        vpcmpeqd(vmm_mask, vmm_mask, vmm_mask);  // the gather clears its mask
+        if (as_float) vgatherdps(v, ptr[row + vmm_idx * 4], vmm_mask);
+        else vpgatherdd(v, ptr[row + vmm_idx * 4], vmm_mask);
+    }
+}
+
+// 16-bit rows, insert spelling: simd_w (= 8, AVX2 only) words into one xmm, read in place.
+// The first element goes through a GPR so the xmm carries no dependency on older values.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::gather_words(const Reg64 &row, const Xmm &x, int idx_off) {
+    for (int l = 0; l < simd_w; ++l) {
+        movsxd(reg_tmp, dword[reg_tab + idx_off + 4 * l]);
+        if (l == 0) {
+            movzx(reg_tmp.cvt32(), word[row + reg_tmp * 2]);
+            vmovd(x, reg_tmp.cvt32());
+        } else {
+            vpinsrw(x, x, word[row + reg_tmp * 2], l);
+        }
+    }
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::load_idx(int off) {
+    if constexpr (kEvex) vmovdqu32(vmm_idx, ptr[reg_tab + off]);
+    else vmovdqu(vmm_idx, ptr[reg_tab + off]);
+}
+
+// simd_w 16-bit results in x, n of them real.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::store_xwords(const Xmm &x, int64_t n) {
+    if (n == simd_w && nt_) vmovntdq(ptr[reg_dst], x);
+    else if (n == simd_w) vmovdqu(ptr[reg_dst], x);
+    else store_words(ptr[reg_dst], x, n);
+}
+
+// Nearest: one output vector (n real lanes) from one W-table record.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::nearest_vector(int64_t n) {
+    const jit_conf &c = conf_;
+    const int V = simd_w * 4;
+    const Xmm xa(vmm_a.getIdx());
+    if (c.window && c.esize == 2 && kEvex) {
+        // 16 words, widened to dwords, permuted, narrowed: vpshufb cannot cross 128-bit lanes.
+        movsxd(reg_ba, dword[reg_tab]);
+        load_u32(vmm_a, ptr[reg_src + reg_ba * 2], simd_w);
+        load_idx(V);
+        vpermd(vmm_a, vmm_idx, vmm_a);
+    } else if (c.window && c.esize == 2) {
+        // Eight 16-bit lanes from one 16-byte window: vpshufb picks the words.
+        movsxd(reg_ba, dword[reg_tab]);
+        vmovdqu(xa, ptr[reg_src + reg_ba * 2]);
+        vpshufb(xa, xa, ptr[reg_tab + V]);
+        return store_xwords(xa, n);
+    } else if (c.gather_by_insert && c.esize == 2) {
+        gather_words(reg_src, xa, V);
+        return store_xwords(xa, n);
+    } else if (c.window) {
+        movsxd(reg_ba, dword[reg_tab]);
+        load_idx(V);
+        vpermd(vmm_a, vmm_idx, ptr[reg_src + reg_ba * 4]);
+    } else {
+        gather(reg_src, vmm_a, V, false);
+    }
+    store_u32_bits(c.esize, ptr[reg_dst], vmm_a, n, nt_);
+}
+
+// Linear: the W interpolation of `row` for the current record, into r (f32 lanes).
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::linear_w(const Reg64 &row, const Vmm &r) {
+    const jit_conf &c = conf_;
+    const int V = simd_w * 4;
     if (c.window) {
         // Each tap set lies in simd_w consecutive elements: one load and one vpermps apiece.
         movsxd(reg_ba, dword[reg_tab]);
         movsxd(reg_bb, dword[reg_tab + 4]);
         const int esz = c.esize;
-        load_f32(c.dt, vmm_a, ptr[reg_src + reg_ba * esz], simd_w);
-        load_f32(c.dt, vmm_b, ptr[reg_src + reg_bb * esz], simd_w);
+        load_f32(c.dt, vmm_a, ptr[row + reg_ba * esz], simd_w);
+        load_f32(c.dt, vmm_b, ptr[row + reg_bb * esz], simd_w);
         load_idx(V);
         vpermps(vmm_a, vmm_idx, vmm_a);
         load_idx(2 * V);
         vpermps(vmm_b, vmm_idx, vmm_b);
-    } else if (words_in_place) {
+    } else if (c.gather_by_insert && c.esize == 2) {
         if constexpr (!kEvex) {  // the insert spelling exists on AVX2 only
             const Xmm xa(vmm_a.getIdx()), xb(vmm_b.getIdx());
-            gather_words(xa, V);
-            gather_words(xb, 2 * V);
+            gather_words(row, xa, V);
+            gather_words(row, xb, 2 * V);
             widen_words(c.dt, vmm_a, xa);
             widen_words(c.dt, vmm_b, xb);
         }
     } else {
-        gather(vmm_a, V, true);
-        gather(vmm_b, 2 * V, true);
+        gather(row, vmm_a, V, true);
+        gather(row, vmm_b, 2 * V, true);
     }
     // r = w0 * a; r = fma(w1, b, r)  (the operands commute bit-exactly)
-    vmulps(vmm_r, vmm_a, ptr[reg_tab + 3 * V]);
-    vfmadd231ps(vmm_r, vmm_b, ptr[reg_tab + 4 * V]);
-    if (final_) store_f32(c.dt, ptr[reg_dst], vmm_r, n, nt_);
+    vmulps(r, vmm_a, ptr[reg_tab + 3 * V]);
+    vfmadd231ps(r, vmm_b, ptr[reg_tab + 4 * V]);
+}
+
+// One output vector (n real lanes). Fused: the W steps of both H taps, then the H step
+// r = wh0 * ra; r = fma(wh1, rb, r), exactly the blend kernel's order.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::vector(int64_t n) {
+    if (conf_.algorithm != alg::linear) return nearest_vector(n);
+    linear_w(reg_src, vmm_r);
+    if (fused_) {
+        linear_w(reg_src_b, vmm_rb);
+        vmulps(vmm_r, vmm_wh0, vmm_r);
+        vfmadd231ps(vmm_r, vmm_wh1, vmm_rb);
+    }
+    if (final_) store_f32(conf_.dt, ptr[reg_dst], vmm_r, n, nt_);
     else vmovups(ptr[reg_dst], vmm_r);  // scratch rows are padded to ow_pad lanes
 }
 
@@ -168,10 +188,20 @@ template <cpu_isa isa>
 void jit_ncx_wpass<isa>::generate() {
     const jit_conf &c = conf_;
     const int out_es = final_ ? c.esize : 4;
+    if (fused_) push(reg_src_b);  // callee-saved
     mov(reg_src, PARG(src));
     mov(reg_dst, PARG(dst));
     mov(reg_tab, PARG(tab));
-    if (c.stage) stage_row();
+    if (fused_) {
+        mov(reg_src_b, PARG(src_b));
+        vbroadcastss(vmm_wh0, PARG(w0));
+        vbroadcastss(vmm_wh1, PARG(w1));
+    }
+    if (c.stage) {
+        mov(reg_scr, PARG(scratch));
+        stage_row(reg_src, 0);
+        if (fused_) stage_row(reg_src_b, c.iw_pad * 4);
+    }
     if (c.ow_full > 0) {
         Label l_ow;
         mov(reg_cnt, c.ow_full);
@@ -185,6 +215,7 @@ void jit_ncx_wpass<isa>::generate() {
     }
     if (c.ow_tail > 0) vector(final_ ? c.ow_tail : simd_w);
     vzeroupper();
+    if (fused_) pop(reg_src_b);
     ret();
     finish_code();
 }

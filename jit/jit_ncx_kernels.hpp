@@ -13,8 +13,10 @@ template <cpu_isa isa>
 class jit_ncx_wpass : public jit_io {
 public:
     // final_out: write conf.dt with exact tails (the result); else f32 ow_pad lanes (scratch).
-    // nt: non-temporal stores of the final output (conf.nt_eligible, aligned dst rows)
-    jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt = false);
+    // nt: non-temporal stores of the final output (conf.nt_eligible, aligned dst rows).
+    // fused (conf.fuse_h): W passes of two src rows (src, src_b) blended on the spot with the H
+    // weights (w0, w1), for H steps whose src rows no neighbouring output row shares.
+    jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt = false, bool fused = false);
     void generate();
     using fn_t = void (*)(const jit_pass_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -24,14 +26,22 @@ private:
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     static constexpr bool kEvex = isa >= cpu_isa::avx512_core;  // spelling only, never the algorithm
     const jit_conf &conf_;
-    const bool final_, nt_;
+    const bool final_, nt_, fused_;
 
     const Xbyak::Reg64 reg_args = rdi, reg_src = rsi, reg_dst = rdx, reg_tab = rcx;
     const Xbyak::Reg64 reg_cnt = r8, reg_ba = r9, reg_bb = r10, reg_scr = r11, reg_tmp = rax;
+    const Xbyak::Reg64 reg_src_b = rbx;  // fused only; saved and restored
     const Vmm vmm_a = Vmm(0), vmm_b = Vmm(1), vmm_idx = Vmm(2), vmm_r = Vmm(3);
+    const Vmm vmm_rb = Vmm(4), vmm_wh0 = Vmm(5), vmm_wh1 = Vmm(6);
     const Vmm vmm_mask = Vmm(kMask);
 
-    void stage_row();
+    void stage_row(const Xbyak::Reg64 &row, int64_t off);
+    void gather(const Xbyak::Reg64 &row, const Vmm &v, int idx_off, bool as_float);
+    void gather_words(const Xbyak::Reg64 &row, const Xbyak::Xmm &x, int idx_off);
+    void load_idx(int off);
+    void store_xwords(const Xbyak::Xmm &x, int64_t n);
+    void nearest_vector(int64_t n);
+    void linear_w(const Xbyak::Reg64 &row, const Vmm &r);
     void vector(int64_t n);
 };
 

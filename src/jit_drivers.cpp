@@ -84,6 +84,25 @@ protected:
         return g ? g->fn() : nullptr;
     }
 
+    // Output row r = (plane, od, oh): plane is n (NXC) or n * C + c (NCX). Split once per
+    // thread range, then stepped: three 64-bit divisions per row cost as much as a small row's
+    // whole kernel call.
+    struct row_id {
+        int64_t plane, od, oh;
+    };
+    row_id split(int64_t r) const {
+        const problem &p = prob();
+        return {r / (p.out[0] * p.out[1]), (r / p.out[1]) % p.out[0], r % p.out[1]};
+    }
+    void step(row_id &o) const {
+        const problem &p = prob();
+        if (++o.oh < p.out[1]) return;
+        o.oh = 0;
+        if (++o.od < p.out[0]) return;
+        o.od = 0;
+        ++o.plane;
+    }
+
     // Whether this execution may use the NT variant: built, and dst aligned to a full vector.
     bool use_nt(const void *dst) const {
         return conf_.nt_eligible && reinterpret_cast<uintptr_t>(dst) % static_cast<uintptr_t>(conf_.simd_w * 4) == 0;
@@ -114,8 +133,9 @@ public:
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *) {
             jit_args a{};
             a.wtab = tables_.wtab.data();
-            for (int64_t r = r0; r < r1; ++r) {
-                set_row(a, r, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst));
+            row_id o = split(r0);
+            for (int64_t r = r0; r < r1; ++r, step(o)) {
+                set_row(a, r, o, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst));
                 fn(&a);
             }
         });
@@ -125,12 +145,10 @@ private:
     using gen_t = jit_interp_kernel<kIsa>;
     std::unique_ptr<gen_t> gen_, gen_nt_;
 
-    void set_row(jit_args &a, int64_t r, const uint8_t *src, uint8_t *dst) const {
+    void set_row(jit_args &a, int64_t r, const row_id &o, const uint8_t *src, uint8_t *dst) const {
         const problem &p = prob();
-        const int64_t oh = r % p.out[1];
-        const int64_t od = (r / p.out[1]) % p.out[0];
-        const int64_t n = r / (p.out[1] * p.out[0]);
-        const uint8_t *base = src + n * p.in[0] * p.in[1] * conf_.src_row_bytes;
+        const int64_t oh = o.oh, od = o.od;
+        const uint8_t *base = src + o.plane * p.in[0] * p.in[1] * conf_.src_row_bytes;
         a.dst = dst + r * conf_.dst_row_bytes;
         auto row = [&](int64_t id, int64_t ih) { return base + (id * p.in[1] + ih) * conf_.src_row_bytes; };
         if (p.algorithm == alg::nearest) {
@@ -161,14 +179,16 @@ public:
 
     jit_ncx_kernel(const problem &p, cpu_isa isa) : jit_kernel_base(p, isa) {
         const bool lin = p.algorithm == alg::linear;
-        const bool wpass_is_final = !lin || p.k == 1;
-        wpass_ = std::make_unique<wpass_t>(conf_, wpass_is_final);
+        const bool fused = conf_.fuse_h;
+        // The W pass writes the result for nearest, 1-D linear, and fused 2-D linear.
+        const bool wpass_is_final = !lin || p.k == 1 || (fused && p.k == 2);
+        wpass_ = std::make_unique<wpass_t>(conf_, wpass_is_final, false, fused);
         wpass_->generate();
         if (wpass_is_final && conf_.nt_eligible) {
-            wpass_nt_ = std::make_unique<wpass_t>(conf_, true, true);
+            wpass_nt_ = std::make_unique<wpass_t>(conf_, true, true, fused);
             wpass_nt_->generate();
         }
-        if (lin && p.k >= 2) {
+        if (lin && p.k >= 2 && !(fused && p.k == 2)) {
             blend_final_ = std::make_unique<vblend_t>(conf_, true);
             blend_final_->generate();
             if (conf_.nt_eligible) {
@@ -176,14 +196,15 @@ public:
                 blend_final_nt_->generate();
             }
         }
-        if (lin && p.k == 3) {
+        if (lin && p.k == 3 && !fused) {
             blend_row_ = std::make_unique<vblend_t>(conf_, false);
             blend_row_->generate();
         }
     }
     std::vector<code_part> parts() const override {
-        std::vector<code_part> v{part("wpass", *wpass_)};
-        if (wpass_nt_) v.push_back(part("wpass_nt", *wpass_nt_));
+        const bool fused = conf_.fuse_h;
+        std::vector<code_part> v{part(fused ? "whpass" : "wpass", *wpass_)};
+        if (wpass_nt_) v.push_back(part(fused ? "whpass_nt" : "wpass_nt", *wpass_nt_));
         if (blend_final_) v.push_back(part("blend", *blend_final_));
         if (blend_final_nt_) v.push_back(part("blend_nt", *blend_final_nt_));
         if (blend_row_) v.push_back(part("blend_row", *blend_row_));
@@ -205,13 +226,6 @@ private:
     std::unique_ptr<wpass_t> wpass_, wpass_nt_;
     std::unique_ptr<vblend_t> blend_final_, blend_final_nt_, blend_row_;
 
-    struct row_id {
-        int64_t plane, od, oh;
-    };
-    row_id split(int64_t r) const {
-        const problem &p = prob();
-        return {r / (p.out[0] * p.out[1]), (r / p.out[1]) % p.out[0], r % p.out[1]};
-    }
     // Index of src row (plane, id, ih) among all src rows: its key and its offset / row bytes.
     int64_t src_row(int64_t plane, int64_t id, int64_t ih) const {
         const problem &p = prob();
@@ -224,8 +238,8 @@ private:
         a.scratch = scratch;
         const auto fn = pick(nt, wpass_, wpass_nt_);
         int64_t prev = -1;
-        for (int64_t r = r0; r < r1; ++r) {
-            const row_id o = split(r);
+        row_id o = split(r0);
+        for (int64_t r = r0; r < r1; ++r, step(o)) {
             const int64_t key = src_row(o.plane, tables_.d.nearest[o.od], tables_.h.nearest[o.oh]);
             uint8_t *out = dst + r * conf_.dst_row_bytes;
             // The same src row as the row just written: a bit copy, unless that row went out
@@ -245,12 +259,12 @@ private:
         const problem &p = prob();
         const size_t row_f32 = static_cast<size_t>(conf_.ow_pad) * 4;
         uint8_t *stage = scratch;
-        uint8_t *slots = scratch + (conf_.stage ? conf_.iw_pad * 4 : 0);
+        uint8_t *slots = scratch + (conf_.stage ? conf_.iw_pad * 4 * (conf_.fuse_h ? 2 : 1) : 0);
         uint8_t *hb = slots + conf_.n_slots * row_f32;  // k == 3: the two H results
         int64_t key[4] = {-1, -1, -1, -1};
         uint64_t stamp[4] = {0, 0, 0, 0}, clock = 0;
         const auto wpass = wpass_->fn();                            // into scratch, or k == 1: dst
-        const auto wpass_final = pick(nt, wpass_, wpass_nt_);       // k == 1 only
+        const auto wpass_final = pick(nt, wpass_, wpass_nt_);       // k == 1, or fused k == 2
         const auto blend_final = pick(nt, blend_final_, blend_final_nt_);
         jit_pass_args wa{};
         wa.tab = tables_.wtab.data();
@@ -273,8 +287,8 @@ private:
             return slots + victim * row_f32;
         };
         jit_pass_args ba{};
-        for (int64_t r = r0; r < r1; ++r) {
-            const row_id o = split(r);
+        row_id o = split(r0);
+        for (int64_t r = r0; r < r1; ++r, step(o)) {
             uint8_t *out = dst + r * conf_.dst_row_bytes;
             if (p.k == 1) {
                 wa.src = src + src_row(o.plane, 0, 0) * conf_.src_row_bytes;
@@ -286,6 +300,16 @@ private:
             // H step for D tap id: blend the W passes of rows (id, ih0) and (id, ih1).
             auto h_step = [&](int64_t id, void *to, bool final_out) {
                 const int64_t k0 = src_row(o.plane, id, th.i0), k1 = src_row(o.plane, id, th.i1);
+                if (conf_.fuse_h) {  // both W passes and the blend in one call
+                    wa.src = src + k0 * conf_.src_row_bytes;
+                    wa.src_b = src + k1 * conf_.src_row_bytes;
+                    wa.dst = to;
+                    wa.w0 = th.w0;
+                    wa.w1 = th.w1;
+                    if (final_out) wpass_final(&wa);
+                    else wpass(&wa);
+                    return;
+                }
                 ba.src = w_row(k0, k1);
                 ba.src_b = w_row(k1, k0);
                 ba.dst = to;

@@ -145,7 +145,9 @@ TEST(jit_bitwise, ratios_2d) {
 
 TEST(jit_bitwise, odd_3d) {
     REQUIRE_AVX2();
-    sweep({{{3, 5, 7}, {5, 3, 9}}, {{1, 1, 1}, {2, 3, 4}}, {{7, 3, 5}, {2, 9, 4}}, {{2, 2, 2}, {2, 2, 2}}, {{5, 1, 3}, {1, 4, 17}}},
+    // {3, 9, 5} -> {5, 3, 7} and {4, 21, 6} -> {3, 4, 11} downsample H: the fused H step.
+    sweep({{{3, 5, 7}, {5, 3, 9}}, {{1, 1, 1}, {2, 3, 4}}, {{7, 3, 5}, {2, 9, 4}}, {{2, 2, 2}, {2, 2, 2}}, {{5, 1, 3}, {1, 4, 17}},
+           {{3, 9, 5}, {5, 3, 7}}, {{4, 21, 6}, {3, 4, 11}}},
           {1, W + 1}, 2);
 }
 
@@ -156,9 +158,11 @@ TEST(jit_bitwise, special_values) {
         for (auto f : kFmts)
             for (auto m : kModes)
                 for (auto t : kTypes) {
-                    const std::vector<int64_t> in(k, 5), out(k, 7);
-                    const auto d = problem_builder().src(layout(f, 1, 11, in)).sizes(out).fmt(f).mode(m).dt(t);
-                    ASSERT_EQ(check_case(d, ++seed, true, true), 0) << describe(d);
+                    for (auto io : {std::pair<int64_t, int64_t>{5, 7}, {19, 4}}) {  // up; down (fused H)
+                        const std::vector<int64_t> in(k, io.first), out(k, io.second);
+                        const auto d = problem_builder().src(layout(f, 1, 11, in)).sizes(out).fmt(f).mode(m).dt(t);
+                        ASSERT_EQ(check_case(d, ++seed, true, true), 0) << describe(d);
+                    }
                 }
 }
 
@@ -292,8 +296,41 @@ TEST(jit_conf, sixteen_bit_gathers_stage_only_for_gather_instructions) {
         EXPECT_FALSE(c.window);
         EXPECT_EQ(c.gather_by_insert, spelling == 1);
         EXPECT_EQ(c.stage, spelling == 0);
-        const int64_t rows_bytes = c.n_slots * c.ow_pad * 4;
-        EXPECT_EQ(c.scratch_bytes, rows_bytes + (spelling == 0 ? c.iw_pad * 4 : 0));
+        // H 1080 -> 224 shares no src row between output rows: fused, so two rows are staged.
+        EXPECT_TRUE(c.fuse_h);
+        EXPECT_EQ(c.scratch_bytes, spelling == 0 ? 2 * c.iw_pad * 4 : 0);
     }
     set_gather_spelling_for_testing(-1);
+}
+
+// Which linear problems fuse the H step: H downsampling whose output rows share no src row.
+TEST(jit_conf, fused_h_step_only_without_row_reuse) {
+    auto conf = [](std::vector<int64_t> in, std::vector<int64_t> out, coordinate_transformation_mode ct) {
+        std::vector<int64_t> src{1, 3};
+        src.insert(src.end(), in.begin(), in.end());
+        const auto d = problem_builder().src(src).sizes(out).fmt(data_format::ncx).mode(mode::linear).ctm(ct);
+        return make_jit_conf(make_problem(d), cpu_isa::avx2);
+    };
+    const auto hp = coordinate_transformation_mode::half_pixel, ac = coordinate_transformation_mode::align_corners;
+    EXPECT_TRUE(conf({1080, 1920}, {224, 224}, hp).fuse_h);
+    EXPECT_TRUE(conf({525, 525}, {5, 5}, hp).fuse_h);
+    EXPECT_TRUE(conf({14, 16}, {7, 8}, hp).fuse_h);    // 2x down: taps (2oh, 2oh + 1)
+    EXPECT_TRUE(conf({9, 9, 5}, {5, 3, 7}, ac).fuse_h);  // 3-D: H 9 -> 3
+    EXPECT_FALSE(conf({32, 32}, {64, 64}, hp).fuse_h);   // 2x up: each src row serves 2 rows
+    EXPECT_FALSE(conf({6, 10}, {6, 10}, hp).fuse_h);     // identity: w1 = 0, taps (i, i + 1)
+    EXPECT_FALSE(conf({5, 7}, {3, 9}, hp).fuse_h);       // 5 -> 3: rows 1 and 2 share src row 3
+    EXPECT_FALSE(conf({7}, {3}, hp).fuse_h);             // 1-D: no H step
+}
+
+// The fused H step's non-temporal variant: an NCX output of 4 MiB from 4x H downsampling.
+TEST(jit_bitwise, non_temporal_fused_h) {
+    REQUIRE_AVX2();
+    for (auto t : kTypes) {
+        const auto d = problem_builder().src({1, 1, 4 * 512, 2048 / xt::esize(t) * 4}).sizes({512, 2048 / xt::esize(t) * 4}).fmt(data_format::ncx).mode(mode::linear).dt(t);
+        primitive_desc pd(d);
+        ASSERT_GE(pd.dst_bytes(), size_t(4) << 20);
+        EXPECT_TRUE(make_jit_conf(make_problem(d), cpu_isa::avx2).fuse_h);
+        EXPECT_TRUE(make_jit_conf(make_problem(d), cpu_isa::avx2).nt_eligible);
+        ASSERT_EQ(check_case(d, 5, true), 0) << describe(d);
+    }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 
 #include "../src/cpu_isa.hpp"
 #include "../src/numeric.hpp"
@@ -15,8 +16,54 @@ std::atomic<int> g_gather_spelling{-1};
 
 void set_gather_spelling_for_testing(int spelling) { g_gather_spelling.store(spelling); }
 
+namespace {
+std::atomic<size_t> g_nt_min_override{0};
+
+size_t nt_min_default() {
+    if (const char *v = std::getenv("XINTERP_NT_MIN_BYTES"); v && *v) {
+        char *end = nullptr;
+        const long long n = std::strtoll(v, &end, 10);
+        if (*end != '\0' || n < 0)
+            throw error(status::invalid_arguments,
+                        "XINTERP_NT_MIN_BYTES has invalid value '" + std::string(v) + "'; expected an integer >= 0");
+        return static_cast<size_t>(n);
+    }
+    return std::max<size_t>(size_t(4) << 20, static_cast<size_t>(host_features().llc_bytes / 2));
+}
+}  // namespace
+
+size_t nt_min_bytes() {
+    if (const size_t o = g_nt_min_override.load()) return o;
+    static const size_t v = nt_min_default();
+    return v;
+}
+
+void set_nt_min_bytes_for_testing(size_t bytes) { g_nt_min_override.store(bytes); }
+
 bool jit_uses_pass_engine(const problem &p, cpu_isa isa) {
     return p.fmt == data_format::ncx || p.c < simd_w_of(isa);
+}
+
+bool h_rows_rarely_shared(const problem &p) {
+    // Output rows that share a src row with the row before: each would be a W-row cache hit.
+    int64_t shared = 0;
+    for (int64_t oh = 1; oh < p.out[1]; ++oh) {
+        const linear_tap a = linear_coord(oh - 1, p.in[1], p.out[1], p.ctm);
+        const linear_tap b = linear_coord(oh, p.in[1], p.out[1], p.ctm);
+        shared += b.i0 == a.i0 || b.i0 == a.i1 || b.i1 == a.i0 || b.i1 == a.i1;
+    }
+    return shared * 4 <= p.out[1];
+}
+
+bool jit_uses_separable_nxc(const problem &p, cpu_isa isa) {
+    if (jit_uses_pass_engine(p, isa) || p.algorithm != alg::linear || p.k < 2) return false;
+    // Measured on the dev VM (Zen1), separable vs direct, same process, alternating:
+    // - bf16 0.52-0.68x on every suite shape: the direct kernel widens and interpolates every
+    //   tap per output row and is compute-bound; separable does the W step once per src row;
+    // - f32 and f16 gain only where a W row serves many output rows (8x up: 0.67-0.78x); at
+    //   2x they were 0.92-1.20x, so there the direct kernel stays.
+    const bool pays = p.dt == data_type::bf16 || p.out[1] >= 4 * p.in[1];
+    return pays && !h_rows_rarely_shared(p);
 }
 
 bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not) {
@@ -63,6 +110,17 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.rows = p.n * p.out[0] * p.out[1];
         c.src_row_bytes = c.IW * c.C * c.esize;
         c.dst_row_bytes = c.OW * c.C * c.esize;
+        c.nxc_separable = jit_uses_separable_nxc(p, isa);
+        if (c.nxc_separable) {  // scratch rows and the blends see flat rows of OW * C elements
+            c.row_in = c.IW * c.C;
+            c.row_out = c.OW * c.C;
+            c.ow_full = c.row_out / w;
+            c.ow_tail = c.row_out % w;
+            c.ow_pad = (c.row_out + w - 1) / w * w;
+            c.ow_vecs = c.ow_pad / w;
+            c.n_slots = 2 * c.nd;
+            c.scratch_bytes = c.n_slots * c.ow_pad * 4;
+        }
     } else {
         c.flat_c = p.fmt == data_format::ncx ? 1 : c.C;
         c.row_in = c.IW * c.flat_c;
@@ -104,20 +162,10 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.stage = !c.window && c.esize == 2 && !c.gather_by_insert;
         // Record: a simd_w*4-byte header (window bases), then index vectors and weights.
         c.rec_bytes = static_cast<int>(w * 4 * (lin ? 5 : 2));
-        if (lin && c.k >= 2) {
-            // Output rows that share a src row with the row before: each would be a W-row cache
-            // hit. Fuse when at most a quarter of them are.
-            int64_t shared = 0;
-            for (int64_t oh = 1; oh < p.out[1]; ++oh) {
-                const linear_tap a = linear_coord(oh - 1, p.in[1], p.out[1], p.ctm);
-                const linear_tap b = linear_coord(oh, p.in[1], p.out[1], p.ctm);
-                shared += b.i0 == a.i0 || b.i0 == a.i1 || b.i1 == a.i0 || b.i1 == a.i1;
-            }
-            c.fuse_h = shared * 4 <= p.out[1];
-        }
+        c.fuse_h = lin && c.k >= 2 && h_rows_rarely_shared(p);
         c.n_slots = lin && !c.fuse_h ? 2 * c.nd : 0;
         const int64_t stage_bytes = c.stage ? c.iw_pad * 4 * (c.fuse_h ? 2 : 1) : 0;
-        const int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 ? 2 : 0)) * c.ow_pad * 4 : 0;
+        const int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 && c.fuse_h ? 2 : 0)) * c.ow_pad * 4 : 0;
         c.scratch_bytes = stage_bytes + rows_bytes;
         const int64_t planes = p.fmt == data_format::ncx ? p.n * p.c : p.n;
         c.rows = planes * p.out[0] * p.out[1];
@@ -126,8 +174,8 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     }
     // Full-vector stores are simd_w lanes: 32 bytes (f32) or 16 bytes (16-bit); every one stays
     // aligned when the per-pixel (NXC) or per-row (NCX) span is a whole number of vectors.
-    const int64_t span = c.pass_engine ? c.row_out : c.C;
-    c.nt_eligible = p.dst_bytes >= jit_conf::kNtMinBytes && span % w == 0;
+    const int64_t span = c.pass_engine || c.nxc_separable ? c.row_out : c.C;
+    c.nt_eligible = p.dst_bytes >= nt_min_bytes() && span % w == 0;
     c.ok = true;
     return c;
 }

@@ -28,6 +28,14 @@ struct jit_conf {
     // one c_tail-lane vector. Nearest copies c_bytes per pixel.
     int64_t c_full = 0, c_tail = 0, c_bytes = 0;
     int wtab_stride = 0;  // bytes per ow record in the NXC W table
+    // NXC linear (k >= 2) can run separably: the row kernel makes the W step of each src row
+    // once, as an f32 scratch row of OW * C elements (row_out, ow_* below), and the pass
+    // engine's blends form H and D from those rows, as for NCX. The direct row kernel redoes
+    // the W step for every output row that uses a src row (2x up: twice; 8x up: 8 times).
+    // Chosen where measured to pay (jit_uses_separable_nxc): bf16, or H upsampling >= 4x; never
+    // where output rows rarely share src rows (fuse_h's rule), where the direct kernel is
+    // that fusion already.
+    bool nxc_separable = false;
 
     // NCX runs as separable passes (jit_ncx_kernels.hpp), and so does NXC with C < simd_w, whose
     // per-pixel vectors would be all tail: its rows are flat rows of W*C elements, element
@@ -62,10 +70,9 @@ struct jit_conf {
     int64_t scratch_bytes = 0;  // per thread
 
     // Non-temporal stores skip the read-for-ownership of dst lines that will not be re-read
-    // soon. Eligible when dst is at least kNtMinBytes and every full-vector store of a
+    // soon. Eligible when dst is at least nt_min_bytes() and every full-vector store of a
     // vector-aligned dst stays aligned; the driver then also generates an NT variant and uses
     // it for dst pointers aligned to simd_w * 4 bytes.
-    static constexpr size_t kNtMinBytes = size_t(4) << 20;
     bool nt_eligible = false;
 
     int64_t rows = 0;                  // kernel calls per execution
@@ -77,6 +84,15 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa);
 // serve p, and whether it runs on the separable pass engine (NCX, or NXC with C < simd_w).
 bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not);
 bool jit_uses_pass_engine(const problem &p, cpu_isa isa);
+// Whether at most a quarter of consecutive output rows share an H src row (linear).
+bool h_rows_rarely_shared(const problem &p);
+bool jit_uses_separable_nxc(const problem &p, cpu_isa isa);
+// The dst size from which NT stores pay: XINTERP_NT_MIN_BYTES, else half the last-level cache
+// and at least 4 MiB. A dst that fits the LLC is better left there, for the next op and for
+// repeated runs (on the dev VM, 4 MiB outputs ran 1.4x slower with NT; 16 MiB, 1.1x faster).
+size_t nt_min_bytes();
+// Tests set it (0: back to the default); it is not in the cache key, so clear the cache around.
+void set_nt_min_bytes_for_testing(size_t bytes);
 // Tests force a gather spelling (0: vgatherdps, 1: inserts, -1: by vendor) to cover both on any
 // host. The spelling is not in the cache key, so callers clear the cache around it.
 void set_gather_spelling_for_testing(int spelling);
@@ -89,7 +105,10 @@ struct jit_pass_args {
     void *dst;          // the output row (f32 scratch, or dst in its dtype)
     const void *tab;    // W pass: the W table
     void *scratch;      // W pass: staging row (16-bit gather path)
-    float w0, w1;       // blend weights
+    float w0, w1;       // blend weights (H)
+    const void *src_c;  // 3-D blend: D tap 1's rows (src, src_b are D tap 0's)
+    const void *src_d;
+    float wd0, wd1;     // 3-D blend: D weights
 };
 
 struct jit_args {

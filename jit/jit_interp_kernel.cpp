@@ -12,8 +12,8 @@ constexpr size_t kMaxCodeSize = 16 * 1024;  // the largest kernel (3-D NXC bf16 
 }  // namespace
 
 template <cpu_isa isa>
-jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf, bool nt)
-    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16), conf_(conf), nt_(nt) {}
+jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf, bool nt, bool w_only)
+    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16), conf_(conf), nt_(nt && !w_only), w_only_(w_only) {}
 
 // The H and D steps of the canonical order, on W results already in vmm_rw[] (k >= 2).
 // D tap 0's H result is kept in vmm_hd0; D tap 1's is formed in place in vmm_rw[0].
@@ -26,40 +26,44 @@ void jit_interp_kernel<isa>::combine_taps(const Vmm &out) {
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::gen_nxc_linear() {
     const jit_conf &c = conf_;
+    // W only: one tap row, f32 out (scratch rows are f32, padded past the last channel).
+    const int nh = w_only_ ? 1 : c.nh, nd = w_only_ ? 1 : c.nd, n_taps = nh * nd;
+    const data_type out_dt = w_only_ ? data_type::f32 : c.dt;
+    const int out_es = w_only_ ? 4 : c.esize;
     mov(reg_dst, ARG(dst));
     mov(reg_tab, ARG(wtab));
     mov(reg_row[0], ARG(src[0]));
-    for (int t = 1; t < c.n_taps; ++t) {
+    for (int t = 1; t < n_taps; ++t) {
         mov(reg_row[t], ptr[reg_args + static_cast<int>(offsetof(jit_args, src) + 8 * t)]);
         sub(reg_row[t], reg_row[0]);
     }
-    if (c.nh == 2) {
+    if (nh == 2) {
         vbroadcastss(vmm_wh0, ARG(wh[0]));
         vbroadcastss(vmm_wh1, ARG(wh[1]));
     }
-    if (c.nd == 2) {
+    if (nd == 2) {
         vbroadcastss(vmm_wd0, ARG(wd[0]));
         vbroadcastss(vmm_wd1, ARG(wd[1]));
     }
     auto compute = [&](int64_t n) {
-        for (int d = 0; d < c.nd; ++d) {
-            for (int h = 0; h < c.nh; ++h) {
-                const int t = d * c.nh + h;
+        for (int d = 0; d < nd; ++d) {
+            for (int h = 0; h < nh; ++h) {
+                const int t = d * nh + h;
                 const RegExp ea = t ? reg_p0 + reg_row[t] : RegExp(reg_p0);
                 const RegExp eb = t ? reg_p1 + reg_row[t] : RegExp(reg_p1);
                 load_f32(c.dt, vmm_a, ptr[ea], n);
                 load_f32(c.dt, vmm_b, ptr[eb], n);
-                const Vmm r = c.k == 1 ? vmm_hd0 : vmm_rw[h];
+                const Vmm r = nh == 1 && nd == 1 ? vmm_hd0 : vmm_rw[h];
                 vmulps(r, vmm_w0, vmm_a);
                 vfmadd231ps(r, vmm_w1, vmm_b);
             }
-            if (c.nh == 2) combine_taps(d == 0 ? vmm_hd0 : vmm_rw[0]);
+            if (nh == 2) combine_taps(d == 0 ? vmm_hd0 : vmm_rw[0]);
         }
-        if (c.nd == 2) {
+        if (nd == 2) {
             vmulps(vmm_hd0, vmm_wd0, vmm_hd0);
             vfmadd231ps(vmm_hd0, vmm_wd1, vmm_rw[0]);
         }
-        store_f32(c.dt, ptr[reg_dst], vmm_hd0, n, nt_);
+        store_f32(out_dt, ptr[reg_dst], vmm_hd0, n, nt_);
     };
     Label l_ow, l_c;
     mov(reg_ow, c.OW);
@@ -76,24 +80,25 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
                 compute(simd_w);
                 add(reg_p0, simd_w * c.esize);
                 add(reg_p1, simd_w * c.esize);
-                add(reg_dst, simd_w * c.esize);
+                add(reg_dst, simd_w * out_es);
                 dec(reg_cnt);
                 jnz(l_c, T_NEAR);
             }
         }
         if (c.c_tail > 0 && kEvex) {
             compute(c.c_tail);  // opmask loads and stores: exactly the tail's channels
-            add(reg_dst, static_cast<int>(c.c_tail * c.esize));
+            add(reg_dst, static_cast<int>(c.c_tail * out_es));
         } else if (c.c_tail > 0) {
             // The last channels as one full vector ending at C (C >= simd_w on this path): it
             // overlaps the previous vector and rewrites identical bits, which beats a masked
             // store (microcoded on AMD) and never leaves the pixel. NT variants have no tail.
             const int back = static_cast<int>((simd_w - c.c_tail) * c.esize);
+            const int back_out = static_cast<int>((simd_w - c.c_tail) * out_es);
             sub(reg_p0, back);
             sub(reg_p1, back);
-            sub(reg_dst, back);
+            sub(reg_dst, back_out);
             compute(simd_w);
-            add(reg_dst, simd_w * c.esize);
+            add(reg_dst, simd_w * out_es);
         }
         add(reg_tab, c.wtab_stride);
         dec(reg_ow);

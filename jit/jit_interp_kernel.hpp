@@ -1,4 +1,5 @@
-// The NXC row kernel: one output row (OW pixels x C channels) per call, vectorised across C.
+// The NXC row kernel: one output row (OW pixels x C channels) per call, vectorised across C;
+// or, for the separable NXC path, the W step of one src row.
 #pragma once
 #include "jit_conf.hpp"
 #include "jit_io.hpp"
@@ -8,8 +9,10 @@ namespace xinterp {
 template <cpu_isa isa>
 class jit_interp_kernel : public jit_io {
 public:
-    // nt: non-temporal full-vector stores (conf.nt_eligible and a 32-byte-aligned dst only)
-    jit_interp_kernel(const jit_conf &conf, bool nt);
+    // nt: non-temporal full-vector stores (conf.nt_eligible and a 32-byte-aligned dst only).
+    // w_only (conf.nxc_separable): the W step of one src row, as f32 into a scratch row; the
+    // driver blends such rows for H and D.
+    jit_interp_kernel(const jit_conf &conf, bool nt, bool w_only = false);
     void generate();
     using fn_t = void (*)(const jit_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -19,7 +22,7 @@ private:
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     static constexpr bool kEvex = isa >= cpu_isa::avx512_core;  // spelling only, never the algorithm
     const jit_conf &conf_;
-    const bool nt_;
+    const bool nt_, w_only_;
 
     // ---- register map, by role -------------------------------------------------------------
     const Xbyak::Reg64 reg_args = rdi;

@@ -1,6 +1,7 @@
 #include "jit_ncx_kernels.hpp"
 
 #include <cstddef>
+#include <vector>
 
 namespace xinterp {
 
@@ -221,8 +222,12 @@ void jit_ncx_wpass<isa>::generate() {
 }
 
 template <cpu_isa isa>
-jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt)
-    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16), conf_(conf), final_(final_out), nt_(nt && final_out) {}
+jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt, bool hd)
+    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16),
+      conf_(conf),
+      final_(final_out),
+      nt_(nt && final_out),
+      hd_(hd) {}
 
 template <cpu_isa isa>
 void jit_ncx_vblend<isa>::generate() {
@@ -233,9 +238,22 @@ void jit_ncx_vblend<isa>::generate() {
     mov(reg_dst, PARG(dst));
     vbroadcastss(vmm_w0, PARG(w0));
     vbroadcastss(vmm_w1, PARG(w1));
+    if (hd_) {
+        mov(reg_c, PARG(src_c));
+        mov(reg_d, PARG(src_d));
+        vbroadcastss(vmm_wd0, PARG(wd0));
+        vbroadcastss(vmm_wd1, PARG(wd1));
+    }
     auto one = [&](int64_t n) {
-        vmulps(vmm_r, vmm_w0, ptr[reg_a]);  // rows are f32 scratch, padded: full loads are safe
+        // rows are f32 scratch, padded: full loads are safe
+        vmulps(vmm_r, vmm_w0, ptr[reg_a]);
         vfmadd231ps(vmm_r, vmm_w1, ptr[reg_b]);
+        if (hd_) {  // the canonical order: H for D tap 0, H for D tap 1, then D
+            vmulps(vmm_r1, vmm_w0, ptr[reg_c]);
+            vfmadd231ps(vmm_r1, vmm_w1, ptr[reg_d]);
+            vmulps(vmm_r, vmm_wd0, vmm_r);
+            vfmadd231ps(vmm_r, vmm_wd1, vmm_r1);
+        }
         if (final_) store_f32(c.dt, ptr[reg_dst], vmm_r, n, nt_);
         else vmovups(ptr[reg_dst], vmm_r);
     };
@@ -244,8 +262,8 @@ void jit_ncx_vblend<isa>::generate() {
         mov(reg_cnt, c.ow_full);
         L(l_ow); {
             one(simd_w);
-            add(reg_a, simd_w * 4);
-            add(reg_b, simd_w * 4);
+            for (const Reg64 &r : hd_ ? std::vector<Reg64>{reg_a, reg_b, reg_c, reg_d} : std::vector<Reg64>{reg_a, reg_b})
+                add(r, simd_w * 4);
             add(reg_dst, simd_w * out_es);
             dec(reg_cnt);
             jnz(l_ow, T_NEAR);

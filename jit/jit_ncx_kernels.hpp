@@ -1,5 +1,6 @@
 // NCX as separable passes. The W pass turns one src row into OW outputs; the vertical blend
-// forms one H (or D) step of two such rows: out = w0 * a; out = fma(w1, b, out). The driver
+// forms one H (or D) step of two such rows: out = w0 * a; out = fma(w1, b, out), or (3-D)
+// the H steps of four rows and the D step of their results. The driver
 // (src/kernel.cpp) caches W-pass rows so each src row is interpolated once per plane and
 // reused by every output row that needs it, in the canonical order, so the bits are the
 // reference's.
@@ -48,7 +49,9 @@ private:
 template <cpu_isa isa>
 class jit_ncx_vblend : public jit_io {
 public:
-    jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt = false);
+    // hd (k == 3): both H steps and the D step of four rows at once (src, src_b: D tap 0's H
+    // taps; src_c, src_d: D tap 1's), so no H result goes through scratch.
+    jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt = false, bool hd = false);
     void generate();
     using fn_t = void (*)(const jit_pass_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -57,10 +60,12 @@ private:
     using Vmm = typename isa_traits<isa>::Vmm;
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     const jit_conf &conf_;
-    const bool final_, nt_;
+    const bool final_, nt_, hd_;
 
     const Xbyak::Reg64 reg_args = rdi, reg_a = rsi, reg_b = rdx, reg_dst = rcx, reg_cnt = r8;
+    const Xbyak::Reg64 reg_c = r9, reg_d = r10;
     const Vmm vmm_w0 = Vmm(0), vmm_w1 = Vmm(1), vmm_r = Vmm(2);
+    const Vmm vmm_wd0 = Vmm(3), vmm_wd1 = Vmm(4), vmm_r1 = Vmm(5);
 };
 
 }  // namespace xinterp

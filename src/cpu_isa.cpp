@@ -42,6 +42,10 @@ cpu_features detect() {
         f.avx512dq = cpuinfo_has_x86_avx512dq();
         f.avx512cd = cpuinfo_has_x86_avx512cd();
         f.avx512_bf16 = cpuinfo_has_x86_avx512bf16();
+        const cpuinfo_cache *llc = cpuinfo_get_l3_caches_count() ? cpuinfo_get_l3_cache(0)
+                                   : cpuinfo_get_l2_caches_count() ? cpuinfo_get_l2_cache(0)
+                                                                   : nullptr;
+        if (llc) f.llc_bytes = llc->size;
     } else {
         f.amd = cpu.has(C::tAMD);
         f.avx = cpu.has(C::tAVX);

@@ -16,6 +16,7 @@ struct cpu_features {
     unsigned long long xcr0 = 0;
     bool os_ymm = false, os_zmm = false, os_amx = false;  // register state enabled by the OS
     bool amx_permitted = false;  // Linux granted this process AMX tile data (ARCH_REQ_XCOMP_PERM)
+    int64_t llc_bytes = 0;       // last-level cache (cpuinfo: L3, else L2); 0 if unknown
 };
 
 const cpu_features &host_features();

@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <new>
@@ -166,48 +168,55 @@ private:
     }
 };
 
-// Separable passes, for NCX and for NXC with C < simd_w (whose rows are flat W*C element
-// rows, see jit_conf). Output row r = (plane, od, oh). Linear rows are blends of W-pass rows
-// of src rows (plane, id, ih), kept in a small per-thread LRU so each is computed once per run
-// of neighbouring output rows. Nearest rows that repeat a src row are copied from the row
-// before.
+// Separable passes, for NCX, for NXC with C < simd_w (whose rows are flat W*C element rows,
+// see jit_conf), and for NXC linear with shared src rows (conf.nxc_separable: the W step comes
+// from the NXC row kernel, the blends are the same). Output row r = (plane, od, oh). Linear
+// rows are blends of W-pass rows of src rows (plane, id, ih), kept in a small per-thread LRU
+// so each is computed once per run of neighbouring output rows. Nearest rows that repeat a src
+// row are copied from the row before.
 template <cpu_isa kIsa>
 class jit_ncx_kernel : public jit_kernel_base {
 public:
     using wpass_t = jit_ncx_wpass<kIsa>;
     using vblend_t = jit_ncx_vblend<kIsa>;
 
+    using wrow_t = jit_interp_kernel<kIsa>;
+
     jit_ncx_kernel(const problem &p, cpu_isa isa) : jit_kernel_base(p, isa) {
         const bool lin = p.algorithm == alg::linear;
         const bool fused = conf_.fuse_h;
         // The W pass writes the result for nearest, 1-D linear, and fused 2-D linear.
         const bool wpass_is_final = !lin || p.k == 1 || (fused && p.k == 2);
-        wpass_ = std::make_unique<wpass_t>(conf_, wpass_is_final, false, fused);
-        wpass_->generate();
-        if (wpass_is_final && conf_.nt_eligible) {
+        if (conf_.nxc_separable) {  // the NXC row kernel makes the W-step rows
+            wrow_ = std::make_unique<wrow_t>(conf_, false, true);
+            wrow_->generate();
+        } else {
+            wpass_ = std::make_unique<wpass_t>(conf_, wpass_is_final, false, fused);
+            wpass_->generate();
+        }
+        if (wpass_ && wpass_is_final && conf_.nt_eligible) {
             wpass_nt_ = std::make_unique<wpass_t>(conf_, true, true, fused);
             wpass_nt_->generate();
         }
+        // The final blend: H of two W rows (2-D); H and D of four W rows (3-D); or D of the two
+        // fused H results (3-D, fused).
         if (lin && p.k >= 2 && !(fused && p.k == 2)) {
-            blend_final_ = std::make_unique<vblend_t>(conf_, true);
+            const bool hd = p.k == 3 && !fused;
+            blend_final_ = std::make_unique<vblend_t>(conf_, true, false, hd);
             blend_final_->generate();
             if (conf_.nt_eligible) {
-                blend_final_nt_ = std::make_unique<vblend_t>(conf_, true, true);
+                blend_final_nt_ = std::make_unique<vblend_t>(conf_, true, true, hd);
                 blend_final_nt_->generate();
             }
-        }
-        if (lin && p.k == 3 && !fused) {
-            blend_row_ = std::make_unique<vblend_t>(conf_, false);
-            blend_row_->generate();
         }
     }
     std::vector<code_part> parts() const override {
         const bool fused = conf_.fuse_h;
-        std::vector<code_part> v{part(fused ? "whpass" : "wpass", *wpass_)};
+        std::vector<code_part> v{wrow_ ? part("wrow", *wrow_) : part(fused ? "whpass" : "wpass", *wpass_)};
         if (wpass_nt_) v.push_back(part(fused ? "whpass_nt" : "wpass_nt", *wpass_nt_));
-        if (blend_final_) v.push_back(part("blend", *blend_final_));
-        if (blend_final_nt_) v.push_back(part("blend_nt", *blend_final_nt_));
-        if (blend_row_) v.push_back(part("blend_row", *blend_row_));
+        const bool hd = prob().k == 3 && !fused;
+        if (blend_final_) v.push_back(part(hd ? "blend_hd" : "blend", *blend_final_));
+        if (blend_final_nt_) v.push_back(part(hd ? "blend_hd_nt" : "blend_nt", *blend_final_nt_));
         return v;
     }
 
@@ -224,7 +233,8 @@ public:
 
 private:
     std::unique_ptr<wpass_t> wpass_, wpass_nt_;
-    std::unique_ptr<vblend_t> blend_final_, blend_final_nt_, blend_row_;
+    std::unique_ptr<wrow_t> wrow_;
+    std::unique_ptr<vblend_t> blend_final_, blend_final_nt_;
 
     // Index of src row (plane, id, ih) among all src rows: its key and its offset / row bytes.
     int64_t src_row(int64_t plane, int64_t id, int64_t ih) const {
@@ -260,28 +270,39 @@ private:
         const size_t row_f32 = static_cast<size_t>(conf_.ow_pad) * 4;
         uint8_t *stage = scratch;
         uint8_t *slots = scratch + (conf_.stage ? conf_.iw_pad * 4 * (conf_.fuse_h ? 2 : 1) : 0);
-        uint8_t *hb = slots + conf_.n_slots * row_f32;  // k == 3: the two H results
+        uint8_t *hb = slots + conf_.n_slots * row_f32;  // fused k == 3: the two H results
         int64_t key[4] = {-1, -1, -1, -1};
         uint64_t stamp[4] = {0, 0, 0, 0}, clock = 0;
-        const auto wpass = wpass_->fn();                            // into scratch, or k == 1: dst
+        const auto wpass = wpass_ ? wpass_->fn() : nullptr;         // into scratch, or k == 1: dst
         const auto wpass_final = pick(nt, wpass_, wpass_nt_);       // k == 1, or fused k == 2
         const auto blend_final = pick(nt, blend_final_, blend_final_nt_);
         jit_pass_args wa{};
         wa.tab = tables_.wtab.data();
         wa.scratch = stage;
-        // The W pass of src row k, from the LRU; `keep` is the row the caller also needs now.
-        auto w_row = [&](int64_t k, int64_t keep) -> const uint8_t * {
+        jit_args ra{};  // separable NXC: the row kernel's W step
+        ra.wtab = tables_.wtab.data();
+        // The W pass of src row k, from the LRU (n_slots = 2 * nd); `pin` holds the rows the
+        // caller needs at the same time (k among them), which are never the victim.
+        using pins = std::array<int64_t, 4>;
+        auto w_row = [&](int64_t k, const pins &pin) -> const uint8_t * {
             int victim = -1;
             for (int i = 0; i < conf_.n_slots; ++i) {
                 if (key[i] == k) {
                     stamp[i] = ++clock;
                     return slots + i * row_f32;
                 }
-                if (key[i] != keep && (victim < 0 || stamp[i] < stamp[victim])) victim = i;
+                const bool pinned = std::find(pin.begin(), pin.end(), key[i]) != pin.end();
+                if (!pinned && (victim < 0 || stamp[i] < stamp[victim])) victim = i;
             }
-            wa.src = src + k * conf_.src_row_bytes;
-            wa.dst = slots + victim * row_f32;
-            wpass(&wa);
+            if (wrow_) {
+                ra.src[0] = src + k * conf_.src_row_bytes;
+                ra.dst = slots + victim * row_f32;
+                wrow_->fn()(&ra);
+            } else {
+                wa.src = src + k * conf_.src_row_bytes;
+                wa.dst = slots + victim * row_f32;
+                wpass(&wa);
+            }
             key[victim] = k;
             stamp[victim] = ++clock;
             return slots + victim * row_f32;
@@ -297,36 +318,41 @@ private:
                 continue;
             }
             const linear_tap &th = tables_.h.lin[o.oh], &td = tables_.d.lin[o.od];
-            // H step for D tap id: blend the W passes of rows (id, ih0) and (id, ih1).
-            auto h_step = [&](int64_t id, void *to, bool final_out) {
-                const int64_t k0 = src_row(o.plane, id, th.i0), k1 = src_row(o.plane, id, th.i1);
-                if (conf_.fuse_h) {  // both W passes and the blend in one call
-                    wa.src = src + k0 * conf_.src_row_bytes;
-                    wa.src_b = src + k1 * conf_.src_row_bytes;
-                    wa.dst = to;
-                    wa.w0 = th.w0;
-                    wa.w1 = th.w1;
-                    if (final_out) wpass_final(&wa);
-                    else wpass(&wa);
-                    return;
+            auto key_of = [&](int64_t id, int64_t ih) { return src_row(o.plane, id, ih); };
+            ba.w0 = th.w0;
+            ba.w1 = th.w1;
+            ba.wd0 = td.w0;
+            ba.wd1 = td.w1;
+            ba.dst = out;
+            if (!conf_.fuse_h) {  // blend W rows from the LRU: two (2-D) or four (3-D)
+                const pins pin = {key_of(td.i0, th.i0), key_of(td.i0, th.i1), key_of(td.i1, th.i0), key_of(td.i1, th.i1)};
+                ba.src = w_row(pin[0], pin);
+                ba.src_b = w_row(pin[1], pin);
+                if (p.k == 3) {
+                    ba.src_c = w_row(pin[2], pin);
+                    ba.src_d = w_row(pin[3], pin);
                 }
-                ba.src = w_row(k0, k1);
-                ba.src_b = w_row(k1, k0);
-                ba.dst = to;
-                ba.w0 = th.w0;
-                ba.w1 = th.w1;
-                if (final_out) blend_final(&ba);
-                else blend_row_->fn()(&ba);
-            };
-            if (p.k == 2) {
-                h_step(0, out, true);
+                blend_final(&ba);
                 continue;
             }
-            h_step(td.i0, hb, false);
-            h_step(td.i1, hb + row_f32, false);
-            ba.src = hb;
+            // Fused: one call per H step, W passes of both src rows included.
+            auto fused_h = [&](int64_t id, void *to, bool final_out) {
+                wa.src = src + key_of(id, th.i0) * conf_.src_row_bytes;
+                wa.src_b = src + key_of(id, th.i1) * conf_.src_row_bytes;
+                wa.dst = to;
+                wa.w0 = th.w0;
+                wa.w1 = th.w1;
+                if (final_out) wpass_final(&wa);
+                else wpass(&wa);
+            };
+            if (p.k == 2) {
+                fused_h(0, out, true);
+                continue;
+            }
+            fused_h(td.i0, hb, false);
+            fused_h(td.i1, hb + row_f32, false);
+            ba.src = hb;  // the D step of the two H results
             ba.src_b = hb + row_f32;
-            ba.dst = out;
             ba.w0 = td.w0;
             ba.w1 = td.w1;
             blend_final(&ba);
@@ -336,7 +362,8 @@ private:
 
 template <cpu_isa kIsa>
 std::shared_ptr<kernel> make_for(const problem &p) {
-    if (jit_uses_pass_engine(p, kIsa)) return std::make_shared<jit_ncx_kernel<kIsa>>(p, kIsa);
+    if (jit_uses_pass_engine(p, kIsa) || jit_uses_separable_nxc(p, kIsa))
+        return std::make_shared<jit_ncx_kernel<kIsa>>(p, kIsa);
     return std::make_shared<jit_nxc_kernel<kIsa>>(p, kIsa);
 }
 

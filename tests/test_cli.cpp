@@ -201,7 +201,7 @@ TEST_F(cli_test, help_for_each_subcommand) {
 TEST_F(cli_test, info_shows_the_ladder_and_the_chosen_tier) {
     const result r = run("info");
     ASSERT_EQ(r.rc, 0) << r.err;
-    for (const char *s : {"xinterp 0.", "features:", "isa ladder:", "avx2:", "avx512_core_amx:", "impl for --impl auto:", "kernel cache:"})
+    for (const char *s : {"xinterp 0.", "features:", "last-level cache:", "isa ladder:", "avx2:", "avx512_core_amx:", "impl for --impl auto:", "kernel cache:"})
         EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
 }
 
@@ -213,6 +213,10 @@ TEST_F(cli_test, max_cpu_isa_env) {
     const result badcap = run("info", "XINTERP_CACHE_CAPACITY=lots");
     EXPECT_EQ(badcap.rc, 2);
     EXPECT_NE(badcap.err.find("XINTERP_CACHE_CAPACITY has invalid value 'lots'"), std::string::npos) << badcap.err;
+    const result badnt = run("info", "XINTERP_NT_MIN_BYTES=-5");
+    EXPECT_EQ(badnt.rc, 2);
+    EXPECT_NE(badnt.err.find("XINTERP_NT_MIN_BYTES has invalid value '-5'"), std::string::npos) << badnt.err;
+    EXPECT_NE(run("info", "XINTERP_NT_MIN_BYTES=12345").out.find("non-temporal stores for dst >= 12345 bytes"), std::string::npos);
 }
 
 TEST_F(cli_test, asm_prints_a_named_listing) {

@@ -238,10 +238,23 @@ TEST(jit_bitwise, runtime_sizes_change_the_kernel) {
     EXPECT_EQ(std::memcmp(dst.data(), ref.data(), ref.size() * 4), 0);
 }
 
-// dst >= 4 MiB with store-aligned shapes takes the non-temporal variant (for a 32-byte-aligned
-// dst) and must still match the reference bit for bit; an unaligned dst takes the other one.
+// Sets the NT threshold to 4 MiB for a scope (the default is half the host's LLC), with the
+// cache cleared around it: the threshold is not in the cache key.
+struct nt_threshold_4mib {
+    nt_threshold_4mib() { set(size_t(4) << 20); }
+    ~nt_threshold_4mib() { set(0); }
+    static void set(size_t b) {
+        set_nt_min_bytes_for_testing(b);
+        clear_cache();
+    }
+};
+
+// dst >= the NT threshold with store-aligned shapes takes the non-temporal variant (for a
+// 32-byte-aligned dst) and must still match the reference bit for bit; an unaligned dst takes
+// the other one. NXC linear C = 16 runs separably at bf16 (the blends' NT variant).
 TEST(jit_bitwise, non_temporal_stores_for_large_outputs) {
     REQUIRE_AVX2();
+    nt_threshold_4mib nt;
     for (auto f : kFmts)
         for (auto m : kModes)
             for (auto t : {data_type::f32, data_type::bf16}) {
@@ -323,14 +336,62 @@ TEST(jit_conf, fused_h_step_only_without_row_reuse) {
 }
 
 // The fused H step's non-temporal variant: an NCX output of 4 MiB from 4x H downsampling.
+// The direct NXC linear row kernel's NT variant (f32 at 2x: not separable).
+TEST(jit_bitwise, non_temporal_direct_nxc_linear) {
+    REQUIRE_AVX2();
+    nt_threshold_4mib nt;
+    const auto d = problem_builder().src({1, 181, 181, 16}).sizes({362, 362}).mode(mode::linear);
+    const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
+    EXPECT_TRUE(c.nt_eligible);
+    EXPECT_FALSE(c.nxc_separable);
+    ASSERT_EQ(check_case(d, 9, true), 0) << describe(d);
+}
+
 TEST(jit_bitwise, non_temporal_fused_h) {
     REQUIRE_AVX2();
+    nt_threshold_4mib nt;
     for (auto t : kTypes) {
-        const auto d = problem_builder().src({1, 1, 4 * 512, 2048 / xt::esize(t) * 4}).sizes({512, 2048 / xt::esize(t) * 4}).fmt(data_format::ncx).mode(mode::linear).dt(t);
+        const int64_t w = 8192 / static_cast<int64_t>(xt::esize(t));  // 8 KiB rows
+        const auto d = problem_builder().src({1, 1, 4 * 512, w}).sizes({512, w}).fmt(data_format::ncx).mode(mode::linear).dt(t);
         primitive_desc pd(d);
         ASSERT_GE(pd.dst_bytes(), size_t(4) << 20);
         EXPECT_TRUE(make_jit_conf(make_problem(d), cpu_isa::avx2).fuse_h);
         EXPECT_TRUE(make_jit_conf(make_problem(d), cpu_isa::avx2).nt_eligible);
         ASSERT_EQ(check_case(d, 5, true), 0) << describe(d);
     }
+}
+
+// The NT threshold: half the LLC, at least 4 MiB (unless XINTERP_NT_MIN_BYTES says otherwise).
+TEST(jit_conf, nt_threshold_follows_the_last_level_cache) {
+    if (std::getenv("XINTERP_NT_MIN_BYTES")) GTEST_SKIP() << "XINTERP_NT_MIN_BYTES is set: the default is not in effect";
+    EXPECT_EQ(nt_min_bytes(), std::max<size_t>(size_t(4) << 20, static_cast<size_t>(host_features().llc_bytes / 2)));
+    const auto d = problem_builder().src({1, 1, 64, 1024}).sizes({64, 1024}).fmt(data_format::ncx).mode(mode::nearest);
+    const problem p = make_problem(d);  // 256 KiB of dst
+    EXPECT_FALSE(make_jit_conf(p, cpu_isa::avx2).nt_eligible);
+    set_nt_min_bytes_for_testing(p.dst_bytes);
+    EXPECT_TRUE(make_jit_conf(p, cpu_isa::avx2).nt_eligible);
+    set_nt_min_bytes_for_testing(0);
+}
+
+// NXC linear runs separably (W rows once, then blends) for bf16 and for >= 4x H upsampling,
+// where it was measured to pay; otherwise the direct row kernel.
+TEST(jit_conf, separable_nxc_where_it_pays) {
+    auto conf = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out, data_type t) {
+        std::vector<int64_t> src{1};
+        src.insert(src.end(), in.begin(), in.end());
+        src.push_back(c);
+        return make_jit_conf(make_problem(problem_builder().src(src).sizes(out).mode(mode::linear).dt(t)), cpu_isa::avx2);
+    };
+    EXPECT_TRUE(conf(256, {32, 32}, {64, 64}, data_type::bf16).nxc_separable);
+    EXPECT_FALSE(conf(256, {32, 32}, {64, 64}, data_type::f32).nxc_separable);
+    EXPECT_FALSE(conf(256, {32, 32}, {64, 64}, data_type::f16).nxc_separable);
+    EXPECT_TRUE(conf(21, {64, 64}, {512, 512}, data_type::f32).nxc_separable);   // 8x
+    EXPECT_TRUE(conf(32, {16, 64, 64}, {32, 128, 128}, data_type::bf16).nxc_separable);
+    EXPECT_FALSE(conf(256, {525, 525}, {5, 5}, data_type::bf16).nxc_separable);  // no shared rows
+    EXPECT_FALSE(conf(4, {32, 32}, {64, 64}, data_type::bf16).nxc_separable);    // C < simd_w: pass engine
+    EXPECT_FALSE(conf(16, {32}, {64}, data_type::bf16).nxc_separable);           // 1-D
+    const jit_conf s = conf(21, {64, 64}, {512, 512}, data_type::f32);
+    EXPECT_EQ(s.row_out, 512 * 21);
+    EXPECT_EQ(s.n_slots, 2);
+    EXPECT_EQ(s.scratch_bytes, 2 * s.ow_pad * 4);
 }

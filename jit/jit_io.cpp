@@ -127,6 +127,39 @@ void jit_io::cvt_to_bf16(const Vmm &x) {
     vpermq(t1, t1, 0x08);
 }
 
+// Per pair of vectors: 10 dword ops for the rounding (as cvt_to_bf16), then everything else on
+// 16 packed words: 22 instructions per 16 outputs instead of 30. NaN lanes come from
+// vcmpunordps (a NaN whose high half looks like infinity needs the low half to tell);
+// exponent-zero lanes keep only their sign.
+void jit_io::cvt2_to_bf16(const Ymm &x0, const Ymm &x1) {
+    const Ymm t0(kT0), t1(kT1), t2(kT2), t3(kT3);
+    vpsrld(t0, x0, 16);
+    vpsrld(t1, x1, 16);
+    auto round = [&](const Ymm &t, const Ymm &h, const Ymm &x) {
+        vpand(t, h, ptr[rip + l_const_one]);
+        vpaddd(t, t, ptr[rip + l_const_7fff]);
+        vpaddd(t, t, x);
+        vpsrld(t, t, 16);
+    };
+    round(t2, t0, x0);
+    round(t3, t1, x1);
+    // Dwords hold values <= 0xffff, so unsigned saturation is exact; the packs interleave the
+    // two inputs per 128-bit lane, and the final vpermq (0xd8) puts the qwords back in order.
+    vpackusdw(t2, t2, t3);  // R: rounded
+    vpackusdw(t0, t0, t1);  // H: high halves
+    vcmpunordps(t1, x0, x0);
+    vcmpunordps(t3, x1, x1);
+    vpackssdw(t1, t1, t3);  // NaN lanes, as words
+    vpor(t3, t0, ptr[rip + l_const_w0040]);
+    vpblendvb(t2, t2, t3, t1);
+    vpand(t1, t0, ptr[rip + l_const_w7f80]);
+    vpxor(t3, t3, t3);
+    vpcmpeqw(t1, t1, t3);  // exponent zero
+    vpand(t1, t1, ptr[rip + l_const_w7fff]);
+    vpandn(t2, t1, t2);  // zero or denormal: the sign alone
+    vpermq(t0, t2, 0xd8);
+}
+
 template <typename Vmm>
 void jit_io::store_f32(data_type dt, const Address &a, const Vmm &v, int64_t n, bool nt) {
     const Xmm xt(kT0);
@@ -205,6 +238,9 @@ void jit_io::finish_code() {
     splat(l_const_0040, 0x40u);
     splat(l_const_8000, 0x8000u);
     splat(l_const_exp, 0x7f800000u);
+    splat(l_const_w0040, 0x00400040u);
+    splat(l_const_w7f80, 0x7f807f80u);
+    splat(l_const_w7fff, 0x7fff7fffu);
     for (auto &e : pool_) {
         L(*e.second);
         dq(e.first);

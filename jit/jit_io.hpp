@@ -65,10 +65,14 @@ protected:
     // The low `bytes` bytes (even, < 32) of the ymm/xmm with index v.getIdx(); clobbers t1.
     void store_bytes(const Xbyak::Address &a, const Xbyak::Xmm &v, int bytes);
     template <typename Vmm> void cvt_to_bf16(const Vmm &v);  // 16-bit results in Xmm(kT0)
+    // AVX2: the same rounding for two vectors at once, on packed 16-bit lanes after the
+    // dword-domain rounding add; 16 results in order in Ymm(kT0). Neither input may be t0..t3.
+    void cvt2_to_bf16(const Xbyak::Ymm &x0, const Xbyak::Ymm &x1);
     // Ends the code: records text_size(), emits the constant pool, flips the buffer to RE.
     void finish_code();
 
     Xbyak::Label l_const_tail, l_const_one, l_const_7fff, l_const_0040, l_const_8000, l_const_exp;
+    Xbyak::Label l_const_w0040, l_const_w7f80, l_const_w7fff;  // 16-bit splats (cvt2_to_bf16)
 
     int simd_w() const { return simd_w_; }
 

@@ -1,6 +1,7 @@
 #include "jit_ncx_kernels.hpp"
 
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 namespace xinterp {
@@ -244,27 +245,67 @@ void jit_ncx_vblend<isa>::generate() {
         vbroadcastss(vmm_wd0, PARG(wd0));
         vbroadcastss(vmm_wd1, PARG(wd1));
     }
-    auto one = [&](int64_t n) {
-        // rows are f32 scratch, padded: full loads are safe
-        vmulps(vmm_r, vmm_w0, ptr[reg_a]);
-        vfmadd231ps(vmm_r, vmm_w1, ptr[reg_b]);
+    // One vector of results into r, from byte offset off of the f32 rows (scratch rows are
+    // padded to whole vectors: full loads are safe).
+    auto blend = [&](const Vmm &r, int off) {
+        vmulps(r, vmm_w0, ptr[reg_a + off]);
+        vfmadd231ps(r, vmm_w1, ptr[reg_b + off]);
         if (hd_) {  // the canonical order: H for D tap 0, H for D tap 1, then D
-            vmulps(vmm_r1, vmm_w0, ptr[reg_c]);
-            vfmadd231ps(vmm_r1, vmm_w1, ptr[reg_d]);
-            vmulps(vmm_r, vmm_wd0, vmm_r);
-            vfmadd231ps(vmm_r, vmm_wd1, vmm_r1);
+            vmulps(vmm_r1, vmm_w0, ptr[reg_c + off]);
+            vfmadd231ps(vmm_r1, vmm_w1, ptr[reg_d + off]);
+            vmulps(r, vmm_wd0, r);
+            vfmadd231ps(r, vmm_wd1, vmm_r1);
         }
+    };
+    auto one = [&](int64_t n) {
+        blend(vmm_r, 0);
         if (final_) store_f32(c.dt, ptr[reg_dst], vmm_r, n, nt_);
         else vmovups(ptr[reg_dst], vmm_r);
     };
-    if (c.ow_full > 0) {
+    auto advance = [&](int vecs) {
+        for (const Reg64 &r : hd_ ? std::vector<Reg64>{reg_a, reg_b, reg_c, reg_d} : std::vector<Reg64>{reg_a, reg_b})
+            add(r, vecs * simd_w * 4);
+        add(reg_dst, vecs * simd_w * out_es);
+    };
+    // AVX2 bf16 results go out in pairs of vectors: cvt2_to_bf16 rounds 16 at once.
+    constexpr bool kYmm = std::is_same<Vmm, Ymm>::value;
+    const bool pairs = kYmm && final_ && c.dt == data_type::bf16;
+    int64_t singles = c.ow_full;
+    if constexpr (kYmm) {
+        if (pairs && c.ow_full >= 2) {
+            const Ymm r2(6);
+            Label l_pair;
+            mov(reg_cnt, c.ow_full / 2);
+            L(l_pair); {
+                blend(vmm_r, 0);
+                blend(r2, simd_w * 4);
+                cvt2_to_bf16(vmm_r, r2);
+                const Ymm res(kT0);
+                if (!nt_) {
+                    vmovdqu(ptr[reg_dst], res);
+                } else if (c.row_out % 16 == 0) {  // every pair starts 32-byte aligned
+                    vmovntdq(ptr[reg_dst], res);
+                } else {  // rows start 16-byte aligned only
+                    vmovntdq(ptr[reg_dst], Xmm(kT0));
+                    vextracti128(Xmm(kT1), res, 1);
+                    vmovntdq(ptr[reg_dst + 16], Xmm(kT1));
+                }
+                advance(2);
+                dec(reg_cnt);
+                jnz(l_pair, T_NEAR);
+            }
+            singles = c.ow_full % 2;
+        }
+    }
+    if (singles == 1) {
+        one(simd_w);
+        advance(1);
+    } else if (singles > 1) {
         Label l_ow;
-        mov(reg_cnt, c.ow_full);
+        mov(reg_cnt, singles);
         L(l_ow); {
             one(simd_w);
-            for (const Reg64 &r : hd_ ? std::vector<Reg64>{reg_a, reg_b, reg_c, reg_d} : std::vector<Reg64>{reg_a, reg_b})
-                add(r, simd_w * 4);
-            add(reg_dst, simd_w * out_es);
+            advance(1);
             dec(reg_cnt);
             jnz(l_ow, T_NEAR);
         }

@@ -165,7 +165,16 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.fuse_h = lin && c.k >= 2 && h_rows_rarely_shared(p);
         c.n_slots = lin && !c.fuse_h ? 2 * c.nd : 0;
         const int64_t stage_bytes = c.stage ? c.iw_pad * 4 * (c.fuse_h ? 2 : 1) : 0;
-        const int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 && c.fuse_h ? 2 : 0)) * c.ow_pad * 4 : 0;
+        int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 && c.fuse_h ? 2 : 0)) * c.ow_pad * 4 : 0;
+        if (lin && c.k >= 2 && !c.fuse_h) {
+            c.wplane_bytes = p.in[1] * c.ow_pad * 4;
+            c.n_wplanes = c.k == 3 ? 2 : 1;
+            c.plane_mode = c.n_wplanes * c.wplane_bytes <= jit_conf::kPlaneBudget;
+            if (c.plane_mode) {
+                c.n_slots = 0;
+                rows_bytes = c.n_wplanes * c.wplane_bytes;
+            }
+        }
         c.scratch_bytes = stage_bytes + rows_bytes;
         const int64_t planes = p.fmt == data_format::ncx ? p.n * p.c : p.n;
         c.rows = planes * p.out[0] * p.out[1];

@@ -65,6 +65,15 @@ struct jit_conf {
     // about 2x or more) skip the W-row cache: one fused call W-interpolates both src rows and
     // blends them, so an output row (k == 2) is one call and no W row goes through scratch.
     bool fuse_h = false;
+    // Plane mode (linear k >= 2, not fused, when the W-planes fit kPlaneBudget): per plane
+    // (and, 3-D, per src D slice), one call W-passes all IH src rows into a W-plane of IH
+    // scratch rows, and one call per (plane, od) blends every output row of it, reading an H
+    // record per row (jit_tables::hrows). Small rows then cost two calls per plane instead of
+    // a W pass, an LRU lookup and a blend call per row.
+    static constexpr int64_t kPlaneBudget = int64_t(256) << 10;
+    bool plane_mode = false;
+    int n_wplanes = 0;          // W-planes kept per thread: 1 (2-D) or 2 (3-D, D taps)
+    int64_t wplane_bytes = 0;   // IH * ow_pad * 4
     int rec_bytes = 0;          // bytes per W-table record (one per output vector)
     int n_slots = 0;            // cached W-pass rows per thread (linear)
     int64_t scratch_bytes = 0;  // per thread
@@ -109,6 +118,7 @@ struct jit_pass_args {
     const void *src_c;  // 3-D blend: D tap 1's rows (src, src_b are D tap 0's)
     const void *src_d;
     float wd0, wd1;     // 3-D blend: D weights
+    int64_t rows;       // plane kernels: rows to do
 };
 
 struct jit_args {

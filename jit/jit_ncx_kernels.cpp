@@ -14,12 +14,13 @@ constexpr size_t kMaxCodeSize = 8 * 1024;
 }  // namespace
 
 template <cpu_isa isa>
-jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt, bool fused)
+jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt, bool fused, bool plane)
     : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16),
       conf_(conf),
       final_(final_out),
       nt_(nt && final_out),
-      fused_(fused) {}
+      fused_(fused),
+      plane_(plane) {}
 
 // Gather-instruction path, 16-bit: widen `row` once into scratch + off (f32 for linear,
 // zero-extended bits for nearest), with exact-size loads, and point `row` there: the gathers
@@ -187,20 +188,10 @@ void jit_ncx_wpass<isa>::vector(int64_t n) {
 }
 
 template <cpu_isa isa>
-void jit_ncx_wpass<isa>::generate() {
+void jit_ncx_wpass<isa>::row() {
     const jit_conf &c = conf_;
     const int out_es = final_ ? c.esize : 4;
-    if (fused_) push(reg_src_b);  // callee-saved
-    mov(reg_src, PARG(src));
-    mov(reg_dst, PARG(dst));
-    mov(reg_tab, PARG(tab));
-    if (fused_) {
-        mov(reg_src_b, PARG(src_b));
-        vbroadcastss(vmm_wh0, PARG(w0));
-        vbroadcastss(vmm_wh1, PARG(w1));
-    }
     if (c.stage) {
-        mov(reg_scr, PARG(scratch));
         stage_row(reg_src, 0);
         if (fused_) stage_row(reg_src_b, c.iw_pad * 4);
     }
@@ -216,35 +207,65 @@ void jit_ncx_wpass<isa>::generate() {
         }
     }
     if (c.ow_tail > 0) vector(final_ ? c.ow_tail : simd_w);
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::generate() {
+    const jit_conf &c = conf_;
+    if (fused_) push(reg_src_b);  // callee-saved
+    if (plane_) {
+        push(reg_row);
+        push(reg_rows);
+    }
+    mov(reg_src, PARG(src));
+    mov(reg_dst, PARG(dst));
+    mov(reg_tab, PARG(tab));
+    if (fused_) {
+        mov(reg_src_b, PARG(src_b));
+        vbroadcastss(vmm_wh0, PARG(w0));
+        vbroadcastss(vmm_wh1, PARG(w1));
+    }
+    if (c.stage) mov(reg_scr, PARG(scratch));
+    if (plane_) {
+        // Rows of the slab are consecutive in src; scratch rows are ow_pad lanes apart, which is
+        // where the row's last (padded) vector leaves reg_dst plus one vector if there is a tail.
+        Label l_row;
+        mov(reg_row, reg_src);
+        mov(reg_rows, PARG(rows));
+        L(l_row); {
+            mov(reg_src, reg_row);
+            mov(reg_tab, PARG(tab));
+            row();
+            if (c.ow_tail > 0) add(reg_dst, simd_w * 4);
+            add(reg_row, static_cast<int>(c.src_row_bytes));
+            dec(reg_rows);
+            jnz(l_row, T_NEAR);
+        }
+    } else {
+        row();
+    }
     vzeroupper();
+    if (plane_) {
+        pop(reg_rows);
+        pop(reg_row);
+    }
     if (fused_) pop(reg_src_b);
     ret();
     finish_code();
 }
 
 template <cpu_isa isa>
-jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt, bool hd)
+jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt, bool hd, bool plane)
     : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16),
       conf_(conf),
       final_(final_out),
       nt_(nt && final_out),
-      hd_(hd) {}
+      hd_(hd),
+      plane_(plane) {}
 
 template <cpu_isa isa>
-void jit_ncx_vblend<isa>::generate() {
+void jit_ncx_vblend<isa>::row(int out_es) {
     const jit_conf &c = conf_;
-    const int out_es = final_ ? c.esize : 4;
-    mov(reg_a, PARG(src));
-    mov(reg_b, PARG(src_b));
-    mov(reg_dst, PARG(dst));
-    vbroadcastss(vmm_w0, PARG(w0));
-    vbroadcastss(vmm_w1, PARG(w1));
-    if (hd_) {
-        mov(reg_c, PARG(src_c));
-        mov(reg_d, PARG(src_d));
-        vbroadcastss(vmm_wd0, PARG(wd0));
-        vbroadcastss(vmm_wd1, PARG(wd1));
-    }
     // One vector of results into r, from byte offset off of the f32 rows (scratch rows are
     // padded to whole vectors: full loads are safe).
     auto blend = [&](const Vmm &r, int off) {
@@ -311,6 +332,59 @@ void jit_ncx_vblend<isa>::generate() {
         }
     }
     if (c.ow_tail > 0) one(final_ ? c.ow_tail : simd_w);
+}
+
+template <cpu_isa isa>
+void jit_ncx_vblend<isa>::generate() {
+    const jit_conf &c = conf_;
+    const int out_es = final_ ? c.esize : 4;
+    mov(reg_dst, PARG(dst));
+    if (hd_) {
+        vbroadcastss(vmm_wd0, PARG(wd0));
+        vbroadcastss(vmm_wd1, PARG(wd1));
+    }
+    if (!plane_) {
+        mov(reg_a, PARG(src));
+        mov(reg_b, PARG(src_b));
+        vbroadcastss(vmm_w0, PARG(w0));
+        vbroadcastss(vmm_w1, PARG(w1));
+        if (hd_) {
+            mov(reg_c, PARG(src_c));
+            mov(reg_d, PARG(src_d));
+        }
+        row(out_es);
+    } else {
+        // Output rows are consecutive in dst: row() leaves reg_dst short of the next row by the
+        // tail's bytes. Each H record: s64 offset a, s64 offset b, f32 w0, f32 w1.
+        push(reg_tab);
+        push(reg_rows);
+        mov(reg_base_a, PARG(src));
+        if (hd_) mov(reg_base_c, PARG(src_c));
+        mov(reg_tab, PARG(tab));
+        mov(reg_rows, PARG(rows));
+        Label l_row;
+        L(l_row); {
+            mov(reg_a, reg_base_a);
+            add(reg_a, qword[reg_tab]);
+            mov(reg_b, reg_base_a);
+            add(reg_b, qword[reg_tab + 8]);
+            if (hd_) {
+                mov(reg_c, reg_base_c);
+                add(reg_c, qword[reg_tab]);
+                mov(reg_d, reg_base_c);
+                add(reg_d, qword[reg_tab + 8]);
+            }
+            vbroadcastss(vmm_w0, dword[reg_tab + 16]);
+            vbroadcastss(vmm_w1, dword[reg_tab + 20]);
+            row(out_es);
+            if (c.ow_tail > 0) add(reg_dst, static_cast<int>(final_ ? c.ow_tail * out_es : simd_w * 4));
+            add(reg_tab, 24);
+            dec(reg_rows);
+            jnz(l_row, T_NEAR);
+        }
+        pop(reg_rows);
+        pop(reg_tab);
+    }
     vzeroupper();
     ret();
     finish_code();

@@ -17,7 +17,9 @@ public:
     // nt: non-temporal stores of the final output (conf.nt_eligible, aligned dst rows).
     // fused (conf.fuse_h): W passes of two src rows (src, src_b) blended on the spot with the H
     // weights (w0, w1), for H steps whose src rows no neighbouring output row shares.
-    jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt = false, bool fused = false);
+    // plane (conf.plane_mode): W passes of jit_pass_args::rows consecutive src rows into
+    // consecutive f32 scratch rows of ow_pad lanes, in one call.
+    jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt = false, bool fused = false, bool plane = false);
     void generate();
     using fn_t = void (*)(const jit_pass_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -27,11 +29,12 @@ private:
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     static constexpr bool kEvex = isa >= cpu_isa::avx512_core;  // spelling only, never the algorithm
     const jit_conf &conf_;
-    const bool final_, nt_, fused_;
+    const bool final_, nt_, fused_, plane_;
 
     const Xbyak::Reg64 reg_args = rdi, reg_src = rsi, reg_dst = rdx, reg_tab = rcx;
     const Xbyak::Reg64 reg_cnt = r8, reg_ba = r9, reg_bb = r10, reg_scr = r11, reg_tmp = rax;
     const Xbyak::Reg64 reg_src_b = rbx;  // fused only; saved and restored
+    const Xbyak::Reg64 reg_row = r12, reg_rows = r13;  // plane only; saved and restored
     const Vmm vmm_a = Vmm(0), vmm_b = Vmm(1), vmm_idx = Vmm(2), vmm_r = Vmm(3);
     const Vmm vmm_rb = Vmm(4), vmm_wh0 = Vmm(5), vmm_wh1 = Vmm(6);
     const Vmm vmm_mask = Vmm(kMask);
@@ -44,6 +47,7 @@ private:
     void nearest_vector(int64_t n);
     void linear_w(const Xbyak::Reg64 &row, const Vmm &r);
     void vector(int64_t n);
+    void row();  // the W pass of the row at reg_src into reg_dst (advances reg_dst, reg_tab)
 };
 
 template <cpu_isa isa>
@@ -51,7 +55,10 @@ class jit_ncx_vblend : public jit_io {
 public:
     // hd (k == 3): both H steps and the D step of four rows at once (src, src_b: D tap 0's H
     // taps; src_c, src_d: D tap 1's), so no H result goes through scratch.
-    jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt = false, bool hd = false);
+    // plane (conf.plane_mode): jit_pass_args::rows output rows in one call; row i blends the
+    // W-plane rows at byte offsets (a, b) with weights (w0, w1) from the 24-byte record i of
+    // tab (jit_tables::hrows), within src (and, hd, within src_c, with wd0 and wd1).
+    jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt = false, bool hd = false, bool plane = false);
     void generate();
     using fn_t = void (*)(const jit_pass_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -60,10 +67,12 @@ private:
     using Vmm = typename isa_traits<isa>::Vmm;
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     const jit_conf &conf_;
-    const bool final_, nt_, hd_;
+    const bool final_, nt_, hd_, plane_;
 
     const Xbyak::Reg64 reg_args = rdi, reg_a = rsi, reg_b = rdx, reg_dst = rcx, reg_cnt = r8;
     const Xbyak::Reg64 reg_c = r9, reg_d = r10;
+    const Xbyak::Reg64 reg_base_a = r11, reg_base_c = rax, reg_tab = rbx, reg_rows = r12;  // plane
+    void row(int out_es);  // one output row from reg_a.. into reg_dst (advances all of them)
     const Vmm vmm_w0 = Vmm(0), vmm_w1 = Vmm(1), vmm_r = Vmm(2);
     const Vmm vmm_wd0 = Vmm(3), vmm_wd1 = Vmm(4), vmm_r1 = Vmm(5);
 };

@@ -28,6 +28,17 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     jit_tables t;
     t.d = make_axis(p, 0);
     t.h = make_axis(p, 1);
+    if (c.plane_mode) {
+        const int64_t pitch = c.ow_pad * 4;
+        t.hrows.assign(static_cast<size_t>(p.out[1] * 24), 0);
+        for (int64_t oh = 0; oh < p.out[1]; ++oh) {
+            const size_t at = static_cast<size_t>(oh * 24);
+            put<int64_t>(t.hrows, at, t.h.lin[oh].i0 * pitch);
+            put<int64_t>(t.hrows, at + 8, t.h.lin[oh].i1 * pitch);
+            put<float>(t.hrows, at + 16, t.h.lin[oh].w0);
+            put<float>(t.hrows, at + 20, t.h.lin[oh].w1);
+        }
+    }
     const axis_table w = make_axis(p, 2);
     const bool lin = p.algorithm == alg::linear;
     if (!c.pass_engine) {

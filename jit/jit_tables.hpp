@@ -29,6 +29,9 @@ struct axis_table {
 struct jit_tables {
     std::vector<uint8_t> wtab;
     axis_table d, h;
+    // Plane mode: per output row oh {s64 i0 * row pitch, s64 i1 * row pitch, f32 w0, f32 w1}
+    // (24 bytes), the row pitch being the W-plane's (ow_pad * 4 bytes).
+    std::vector<uint8_t> hrows;
 };
 
 jit_tables make_jit_tables(const problem &p, const jit_conf &c);

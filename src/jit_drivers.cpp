@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstring>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "../jit/jit_conf.hpp"
@@ -191,7 +192,7 @@ public:
             wrow_ = std::make_unique<wrow_t>(conf_, false, true);
             wrow_->generate();
         } else {
-            wpass_ = std::make_unique<wpass_t>(conf_, wpass_is_final, false, fused);
+            wpass_ = std::make_unique<wpass_t>(conf_, wpass_is_final, false, fused, conf_.plane_mode);
             wpass_->generate();
         }
         if (wpass_ && wpass_is_final && conf_.nt_eligible) {
@@ -201,22 +202,24 @@ public:
         // The final blend: H of two W rows (2-D); H and D of four W rows (3-D); or D of the two
         // fused H results (3-D, fused).
         if (lin && p.k >= 2 && !(fused && p.k == 2)) {
-            const bool hd = p.k == 3 && !fused;
-            blend_final_ = std::make_unique<vblend_t>(conf_, true, false, hd);
+            const bool hd = p.k == 3 && !fused, plane = conf_.plane_mode;
+            blend_final_ = std::make_unique<vblend_t>(conf_, true, false, hd, plane);
             blend_final_->generate();
             if (conf_.nt_eligible) {
-                blend_final_nt_ = std::make_unique<vblend_t>(conf_, true, true, hd);
+                blend_final_nt_ = std::make_unique<vblend_t>(conf_, true, true, hd, plane);
                 blend_final_nt_->generate();
             }
         }
     }
     std::vector<code_part> parts() const override {
         const bool fused = conf_.fuse_h;
-        std::vector<code_part> v{wrow_ ? part("wrow", *wrow_) : part(fused ? "whpass" : "wpass", *wpass_)};
+        const bool plane = conf_.plane_mode;
+        std::vector<code_part> v{wrow_ ? part("wrow", *wrow_)
+                                       : part(fused ? "whpass" : plane ? "wplane" : "wpass", *wpass_)};
         if (wpass_nt_) v.push_back(part(fused ? "whpass_nt" : "wpass_nt", *wpass_nt_));
-        const bool hd = prob().k == 3 && !fused;
-        if (blend_final_) v.push_back(part(hd ? "blend_hd" : "blend", *blend_final_));
-        if (blend_final_nt_) v.push_back(part(hd ? "blend_hd_nt" : "blend_nt", *blend_final_nt_));
+        const std::string blend = std::string(plane ? "plane_" : "") + (prob().k == 3 && !fused ? "blend_hd" : "blend");
+        if (blend_final_) v.push_back(part(blend.c_str(), *blend_final_));
+        if (blend_final_nt_) v.push_back(part((blend + "_nt").c_str(), *blend_final_nt_));
         return v;
     }
 
@@ -226,6 +229,8 @@ public:
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
             if (prob().algorithm == alg::nearest)
                 run_nearest(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+            else if (conf_.plane_mode)
+                run_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
             else
                 run_linear(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
         });
@@ -262,6 +267,58 @@ private:
             a.dst = out;
             fn(&a);
             prev = key;
+        }
+    }
+
+    // Plane mode: output rows r0..r1 as runs within one (plane, od), each one blend call over
+    // the W-planes of that plane's src D slices td.i0 and td.i1 (2-D: the plane's one slice),
+    // which come from a per-thread LRU of n_wplanes W-planes.
+    void run_planes(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
+        const problem &p = prob();
+        uint8_t *stage = scratch;
+        uint8_t *planes = scratch + (conf_.stage ? conf_.iw_pad * 4 : 0);
+        int64_t key[2] = {-1, -1};
+        uint64_t stamp[2] = {0, 0}, clock = 0;
+        jit_pass_args wa{};
+        wa.tab = tables_.wtab.data();
+        wa.scratch = stage;
+        wa.rows = p.in[1];
+        const auto wplane = wpass_->fn();
+        auto w_plane = [&](int64_t plane, int64_t id, int64_t other) -> const uint8_t * {
+            const int64_t k = plane * p.in[0] + id;  // the src D slice
+            int victim = -1;
+            for (int i = 0; i < conf_.n_wplanes; ++i) {
+                if (key[i] == k) {
+                    stamp[i] = ++clock;
+                    return planes + i * conf_.wplane_bytes;
+                }
+                if (key[i] != other && (victim < 0 || stamp[i] < stamp[victim])) victim = i;
+            }
+            wa.src = src + src_row(plane, id, 0) * conf_.src_row_bytes;
+            wa.dst = planes + victim * conf_.wplane_bytes;
+            wplane(&wa);
+            key[victim] = k;
+            stamp[victim] = ++clock;
+            return planes + victim * conf_.wplane_bytes;
+        };
+        const auto blend = pick(nt, blend_final_, blend_final_nt_);
+        jit_pass_args ba{};
+        row_id o = split(r0);
+        for (int64_t r = r0; r < r1;) {
+            const int64_t n = std::min(r1 - r, p.out[1] - o.oh);  // rows left in this (plane, od)
+            const linear_tap &td = tables_.d.lin[o.od];
+            const int64_t k0 = o.plane * p.in[0] + td.i0, k1 = o.plane * p.in[0] + td.i1;
+            ba.src = w_plane(o.plane, td.i0, k1);
+            if (p.k == 3) ba.src_c = w_plane(o.plane, td.i1, k0);
+            ba.wd0 = td.w0;
+            ba.wd1 = td.w1;
+            ba.tab = tables_.hrows.data() + o.oh * 24;
+            ba.dst = dst + r * conf_.dst_row_bytes;
+            ba.rows = n;
+            blend(&ba);
+            r += n;
+            o.oh = 0;
+            if (++o.od == p.out[0]) o.od = 0, ++o.plane;
         }
     }
 

@@ -287,7 +287,9 @@ TEST(jit_bitwise, both_gather_spellings) {
     std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases;
     for (int64_t i : {1, W - 1, 3 * W + 5, 61})
         for (int64_t o : {1, W + 1, 2 * W + 3}) cases.push_back({{i}, {o}});  // downsampling and IW < simd_w
-    cases.push_back({{21, 35}, {3, 5}});
+    cases.push_back({{21, 35}, {3, 5}});     // fused H step
+    cases.push_back({{5, 35}, {9, 5}});      // plane mode, W gathered (16-bit: staged per row)
+    cases.push_back({{3, 5, 35}, {4, 9, 5}});
     for (int spelling : {0, 1}) {
         set_gather_spelling_for_testing(spelling);
         clear_cache();

@@ -180,6 +180,9 @@ TEST(jit_bitwise, threads_1_and_2) {
                     ASSERT_EQ(check_case(d2, 5, true), 0) << describe(d2) << " threads=" << threads;
                     const auto d3 = problem_builder().src(layout(f, 1, 9, {9, 17, 23})).sizes({13, 31, 40}).fmt(f).mode(m).dt(t);
                     ASSERT_EQ(check_case(d3, 6, false), 0) << describe(d3) << " threads=" << threads;
+                    // 3 planes x 101 rows: the 2-thread split falls inside a plane (plane mode)
+                    const auto dp = problem_builder().src(layout(f, 1, 3, {37, 45})).sizes({101, 161}).fmt(f).mode(m).dt(t);
+                    ASSERT_EQ(check_case(dp, 7, true), 0) << describe(dp) << " threads=" << threads;
                 }
     }
     omp_set_num_threads(saved);
@@ -317,6 +320,27 @@ TEST(jit_conf, sixteen_bit_gathers_stage_only_for_gather_instructions) {
         EXPECT_EQ(c.scratch_bytes, spelling == 0 ? 2 * c.iw_pad * 4 : 0);
     }
     set_gather_spelling_for_testing(-1);
+}
+
+// Plane mode: linear NCX whose W-planes fit the budget, not fused.
+TEST(jit_conf, plane_mode_for_small_planes) {
+    auto conf = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out) {
+        std::vector<int64_t> src{1, c};
+        src.insert(src.end(), in.begin(), in.end());
+        const auto d = problem_builder().src(src).sizes(out).fmt(data_format::ncx).mode(mode::linear);
+        return make_jit_conf(make_problem(d), cpu_isa::avx2);
+    };
+    const jit_conf fpn = conf(256, {32, 32}, {64, 64});
+    EXPECT_TRUE(fpn.plane_mode);
+    EXPECT_EQ(fpn.n_wplanes, 1);
+    EXPECT_EQ(fpn.wplane_bytes, 32 * 64 * 4);
+    EXPECT_EQ(fpn.scratch_bytes, fpn.wplane_bytes);
+    const jit_conf vol = conf(32, {16, 64, 64}, {32, 128, 128});
+    EXPECT_TRUE(vol.plane_mode);
+    EXPECT_EQ(vol.n_wplanes, 2);
+    EXPECT_FALSE(conf(3, {224, 224}, {512, 512}).plane_mode);  // 224 x 512 f32 rows: 448 KiB
+    EXPECT_FALSE(conf(3, {1080, 1920}, {224, 224}).plane_mode);  // fused H step instead
+    EXPECT_FALSE(conf(3, {15}, {73}).plane_mode);                // 1-D
 }
 
 // Which linear problems fuse the H step: H downsampling whose output rows share no src row.

@@ -70,6 +70,9 @@ struct jit_conf {
     // scratch rows, and one call per (plane, od) blends every output row of it, reading an H
     // record per row (jit_tables::hrows). Small rows then cost two calls per plane instead of
     // a W pass, an LRU lookup and a blend call per row.
+    // Nearest with dst rows of at most 512 bytes runs in plane mode too: one call per
+    // (plane, od) does every output row's W pass, src rows from a per-row offset table
+    // (jit_tables::hrows), repeats included.
     static constexpr int64_t kPlaneBudget = int64_t(256) << 10;
     bool plane_mode = false;
     int n_wplanes = 0;          // W-planes kept per thread: 1 (2-D) or 2 (3-D, D taps)
@@ -119,6 +122,7 @@ struct jit_pass_args {
     const void *src_d;
     float wd0, wd1;     // 3-D blend: D weights
     int64_t rows;       // plane kernels: rows to do
+    const void *rtab;   // nearest plane W pass: per output row, the s64 byte offset of its src row
 };
 
 struct jit_args {

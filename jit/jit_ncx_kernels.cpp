@@ -216,6 +216,7 @@ void jit_ncx_wpass<isa>::generate() {
     if (plane_) {
         push(reg_row);
         push(reg_rows);
+        push(reg_base);
     }
     mov(reg_src, PARG(src));
     mov(reg_dst, PARG(dst));
@@ -229,15 +230,25 @@ void jit_ncx_wpass<isa>::generate() {
     if (plane_) {
         // Rows of the slab are consecutive in src; scratch rows are ow_pad lanes apart, which is
         // where the row's last (padded) vector leaves reg_dst plus one vector if there is a tail.
+        // Nearest: each output row's src row at an offset from a table (reg_row walks it).
+        const bool nearest = c.algorithm != alg::linear;
         Label l_row;
-        mov(reg_row, reg_src);
+        if (nearest) mov(reg_row, PARG(rtab));
+        else mov(reg_row, reg_src);
+        if (nearest) mov(reg_base, reg_src);
         mov(reg_rows, PARG(rows));
         L(l_row); {
-            mov(reg_src, reg_row);
+            if (nearest) {
+                mov(reg_src, reg_base);
+                add(reg_src, qword[reg_row]);
+            } else {
+                mov(reg_src, reg_row);
+            }
             mov(reg_tab, PARG(tab));
             row();
-            if (c.ow_tail > 0) add(reg_dst, simd_w * 4);
-            add(reg_row, static_cast<int>(c.src_row_bytes));
+            const int out_es = final_ ? c.esize : 4;
+            if (c.ow_tail > 0) add(reg_dst, static_cast<int>(final_ ? c.ow_tail * out_es : simd_w * 4));
+            add(reg_row, nearest ? 8 : static_cast<int>(c.src_row_bytes));
             dec(reg_rows);
             jnz(l_row, T_NEAR);
         }
@@ -246,6 +257,7 @@ void jit_ncx_wpass<isa>::generate() {
     }
     vzeroupper();
     if (plane_) {
+        pop(reg_base);
         pop(reg_rows);
         pop(reg_row);
     }

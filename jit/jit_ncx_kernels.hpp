@@ -17,8 +17,9 @@ public:
     // nt: non-temporal stores of the final output (conf.nt_eligible, aligned dst rows).
     // fused (conf.fuse_h): W passes of two src rows (src, src_b) blended on the spot with the H
     // weights (w0, w1), for H steps whose src rows no neighbouring output row shares.
-    // plane (conf.plane_mode): W passes of jit_pass_args::rows consecutive src rows into
-    // consecutive f32 scratch rows of ow_pad lanes, in one call.
+    // plane (conf.plane_mode): jit_pass_args::rows W passes in one call. Linear: consecutive
+    // src rows into consecutive f32 scratch rows of ow_pad lanes; nearest (final): the src rows
+    // at the rtab offsets from src, into consecutive dst rows.
     jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt = false, bool fused = false, bool plane = false);
     void generate();
     using fn_t = void (*)(const jit_pass_args *);
@@ -34,7 +35,7 @@ private:
     const Xbyak::Reg64 reg_args = rdi, reg_src = rsi, reg_dst = rdx, reg_tab = rcx;
     const Xbyak::Reg64 reg_cnt = r8, reg_ba = r9, reg_bb = r10, reg_scr = r11, reg_tmp = rax;
     const Xbyak::Reg64 reg_src_b = rbx;  // fused only; saved and restored
-    const Xbyak::Reg64 reg_row = r12, reg_rows = r13;  // plane only; saved and restored
+    const Xbyak::Reg64 reg_row = r12, reg_rows = r13, reg_base = r14;  // plane only; saved and restored
     const Vmm vmm_a = Vmm(0), vmm_b = Vmm(1), vmm_idx = Vmm(2), vmm_r = Vmm(3);
     const Vmm vmm_rb = Vmm(4), vmm_wh0 = Vmm(5), vmm_wh1 = Vmm(6);
     const Vmm vmm_mask = Vmm(kMask);

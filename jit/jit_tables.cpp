@@ -28,7 +28,11 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     jit_tables t;
     t.d = make_axis(p, 0);
     t.h = make_axis(p, 1);
-    if (c.plane_mode) {
+    if (c.plane_mode && p.algorithm == alg::nearest) {
+        t.hrows.assign(static_cast<size_t>(p.out[1] * 8), 0);
+        for (int64_t oh = 0; oh < p.out[1]; ++oh)
+            put<int64_t>(t.hrows, static_cast<size_t>(oh * 8), t.h.nearest[oh] * c.src_row_bytes);
+    } else if (c.plane_mode) {
         const int64_t pitch = c.ow_pad * 4;
         t.hrows.assign(static_cast<size_t>(p.out[1] * 24), 0);
         for (int64_t oh = 0; oh < p.out[1]; ++oh) {

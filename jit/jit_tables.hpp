@@ -29,8 +29,9 @@ struct axis_table {
 struct jit_tables {
     std::vector<uint8_t> wtab;
     axis_table d, h;
-    // Plane mode: per output row oh {s64 i0 * row pitch, s64 i1 * row pitch, f32 w0, f32 w1}
-    // (24 bytes), the row pitch being the W-plane's (ow_pad * 4 bytes).
+    // Plane mode, linear: per output row oh {s64 i0 * row pitch, s64 i1 * row pitch, f32 w0,
+    // f32 w1} (24 bytes), the row pitch being the W-plane's (ow_pad * 4 bytes).
+    // Nearest: per oh the s64 byte offset of src row ih(oh) within its D slice.
     std::vector<uint8_t> hrows;
 };
 

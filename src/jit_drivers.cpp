@@ -196,7 +196,7 @@ public:
             wpass_->generate();
         }
         if (wpass_ && wpass_is_final && conf_.nt_eligible) {
-            wpass_nt_ = std::make_unique<wpass_t>(conf_, true, true, fused);
+            wpass_nt_ = std::make_unique<wpass_t>(conf_, true, true, fused, conf_.plane_mode);
             wpass_nt_->generate();
         }
         // The final blend: H of two W rows (2-D); H and D of four W rows (3-D); or D of the two
@@ -218,6 +218,7 @@ public:
                                        : part(fused ? "whpass" : plane ? "wplane" : "wpass", *wpass_)};
         if (wpass_nt_) v.push_back(part(fused ? "whpass_nt" : "wpass_nt", *wpass_nt_));
         const std::string blend = std::string(plane ? "plane_" : "") + (prob().k == 3 && !fused ? "blend_hd" : "blend");
+        // (nearest plane mode: the W pass is the whole kernel, "wplane")
         if (blend_final_) v.push_back(part(blend.c_str(), *blend_final_));
         if (blend_final_nt_) v.push_back(part((blend + "_nt").c_str(), *blend_final_nt_));
         return v;
@@ -252,6 +253,21 @@ private:
         a.tab = tables_.wtab.data();
         a.scratch = scratch;
         const auto fn = pick(nt, wpass_, wpass_nt_);
+        if (conf_.plane_mode) {  // one call per run of rows within a (plane, od)
+            row_id o = split(r0);
+            for (int64_t r = r0; r < r1;) {
+                const int64_t n = std::min(r1 - r, prob().out[1] - o.oh);
+                a.src = src + src_row(o.plane, tables_.d.nearest[o.od], 0) * conf_.src_row_bytes;
+                a.rtab = tables_.hrows.data() + o.oh * 8;
+                a.dst = dst + r * conf_.dst_row_bytes;
+                a.rows = n;
+                fn(&a);
+                r += n;
+                o.oh = 0;
+                if (++o.od == prob().out[0]) o.od = 0, ++o.plane;
+            }
+            return;
+        }
         int64_t prev = -1;
         row_id o = split(r0);
         for (int64_t r = r0; r < r1; ++r, step(o)) {

@@ -363,6 +363,20 @@ TEST(jit_conf, fused_h_step_only_without_row_reuse) {
 }
 
 // The fused H step's non-temporal variant: an NCX output of 4 MiB from 4x H downsampling.
+// Plane mode's NT variants: short NCX rows (512 bytes), nearest and linear.
+TEST(jit_bitwise, non_temporal_plane_mode) {
+    REQUIRE_AVX2();
+    nt_threshold_4mib nt;
+    for (auto m : kModes)
+        for (auto t : kTypes) {
+            const int64_t ow = 512 / static_cast<int64_t>(xt::esize(t));
+            const auto d = problem_builder().src({1, 64, 33, 40}).sizes({257 * 4 / static_cast<int64_t>(xt::esize(t)), ow}).fmt(data_format::ncx).mode(m).dt(t);
+            const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
+            EXPECT_TRUE(c.plane_mode && c.nt_eligible) << describe(d);
+            ASSERT_EQ(check_case(d, 13, true), 0) << describe(d);
+        }
+}
+
 // The direct NXC linear row kernel's NT variant (f32 at 2x: not separable).
 TEST(jit_bitwise, non_temporal_direct_nxc_linear) {
     REQUIRE_AVX2();

@@ -159,7 +159,7 @@ TEST(jit_bitwise, special_values) {
             for (auto m : kModes)
                 for (auto t : kTypes) {
                     // up; down (fused H); 8x up with rows of 5 vectors (bf16 blends round in pairs)
-                    for (auto io : {std::pair<int64_t, int64_t>{5, 7}, {19, 4}, {5, 40}}) {
+                    for (auto io : {std::pair<int64_t, int64_t>{5, 7}, {19, 4}, {5, k < 3 ? 40 : 21}}) {
                         const std::vector<int64_t> in(k, io.first), out(k, io.second);
                         const auto d = problem_builder().src(layout(f, 1, 11, in)).sizes(out).fmt(f).mode(m).dt(t);
                         ASSERT_EQ(check_case(d, ++seed, true, true), 0) << describe(d);

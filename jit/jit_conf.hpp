@@ -72,7 +72,8 @@ struct jit_conf {
     // a W pass, an LRU lookup and a blend call per row.
     // Nearest with dst rows of at most 512 bytes runs in plane mode too: one call per
     // (plane, od) does every output row's W pass, src rows from a per-row offset table
-    // (jit_tables::hrows), repeats included.
+    // (jit_tables::hrows), repeats included. So does the fused 2-D H step: one call per plane,
+    // each row's two src rows and H weights from hrows.
     static constexpr int64_t kPlaneBudget = int64_t(256) << 10;
     bool plane_mode = false;
     int n_wplanes = 0;          // W-planes kept per thread: 1 (2-D) or 2 (3-D, D taps)

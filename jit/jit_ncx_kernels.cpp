@@ -221,7 +221,7 @@ void jit_ncx_wpass<isa>::generate() {
     mov(reg_src, PARG(src));
     mov(reg_dst, PARG(dst));
     mov(reg_tab, PARG(tab));
-    if (fused_) {
+    if (fused_ && !plane_) {
         mov(reg_src_b, PARG(src_b));
         vbroadcastss(vmm_wh0, PARG(w0));
         vbroadcastss(vmm_wh1, PARG(w1));
@@ -230,25 +230,36 @@ void jit_ncx_wpass<isa>::generate() {
     if (plane_) {
         // Rows of the slab are consecutive in src; scratch rows are ow_pad lanes apart, which is
         // where the row's last (padded) vector leaves reg_dst plus one vector if there is a tail.
-        // Nearest: each output row's src row at an offset from a table (reg_row walks it).
+        // Nearest and fused: each output row's src row(s) at offsets from a table (reg_row
+        // walks it; fused records also hold the H weights). Linear W-planes: consecutive rows.
         const bool nearest = c.algorithm != alg::linear;
+        const bool tabled = nearest || fused_;
         Label l_row;
-        if (nearest) mov(reg_row, PARG(rtab));
-        else mov(reg_row, reg_src);
-        if (nearest) mov(reg_base, reg_src);
+        if (tabled) {
+            mov(reg_row, PARG(rtab));
+            mov(reg_base, reg_src);
+        } else {
+            mov(reg_row, reg_src);
+        }
         mov(reg_rows, PARG(rows));
         L(l_row); {
-            if (nearest) {
+            if (tabled) {
                 mov(reg_src, reg_base);
                 add(reg_src, qword[reg_row]);
             } else {
                 mov(reg_src, reg_row);
             }
+            if (fused_) {
+                mov(reg_src_b, reg_base);
+                add(reg_src_b, qword[reg_row + 8]);
+                vbroadcastss(vmm_wh0, dword[reg_row + 16]);
+                vbroadcastss(vmm_wh1, dword[reg_row + 20]);
+            }
             mov(reg_tab, PARG(tab));
             row();
             const int out_es = final_ ? c.esize : 4;
             if (c.ow_tail > 0) add(reg_dst, static_cast<int>(final_ ? c.ow_tail * out_es : simd_w * 4));
-            add(reg_row, nearest ? 8 : static_cast<int>(c.src_row_bytes));
+            add(reg_row, nearest ? 8 : fused_ ? 24 : static_cast<int>(c.src_row_bytes));
             dec(reg_rows);
             jnz(l_row, T_NEAR);
         }

@@ -230,6 +230,8 @@ public:
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
             if (prob().algorithm == alg::nearest)
                 run_nearest(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+            else if (conf_.plane_mode && conf_.fuse_h)
+                run_fused_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
             else if (conf_.plane_mode)
                 run_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
             else
@@ -283,6 +285,26 @@ private:
             a.dst = out;
             fn(&a);
             prev = key;
+        }
+    }
+
+    // Fused 2-D plane mode: output rows r0..r1 as runs within one plane, one call each.
+    void run_fused_planes(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
+        jit_pass_args a{};
+        a.tab = tables_.wtab.data();
+        a.scratch = scratch;
+        const auto fn = pick(nt, wpass_, wpass_nt_);
+        row_id o = split(r0);
+        for (int64_t r = r0; r < r1;) {
+            const int64_t n = std::min(r1 - r, prob().out[1] - o.oh);
+            a.src = src + src_row(o.plane, 0, 0) * conf_.src_row_bytes;
+            a.rtab = tables_.hrows.data() + o.oh * 24;
+            a.dst = dst + r * conf_.dst_row_bytes;
+            a.rows = n;
+            fn(&a);
+            r += n;
+            o.oh = 0;
+            ++o.plane;
         }
     }
 

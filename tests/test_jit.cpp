@@ -183,6 +183,9 @@ TEST(jit_bitwise, threads_1_and_2) {
                     // 3 planes x 101 rows: the 2-thread split falls inside a plane (plane mode)
                     const auto dp = problem_builder().src(layout(f, 1, 3, {37, 45})).sizes({101, 161}).fmt(f).mode(m).dt(t);
                     ASSERT_EQ(check_case(dp, 7, true), 0) << describe(dp) << " threads=" << threads;
+                    // H 161 -> 40 (fused, plane mode): the split falls inside plane 1
+                    const auto df = problem_builder().src(layout(f, 1, 3, {161, 45})).sizes({40, 61}).fmt(f).mode(m).dt(t);
+                    ASSERT_EQ(check_case(df, 8, false), 0) << describe(df) << " threads=" << threads;
                 }
     }
     omp_set_num_threads(saved);
@@ -322,7 +325,7 @@ TEST(jit_conf, sixteen_bit_gathers_stage_only_for_gather_instructions) {
     set_gather_spelling_for_testing(-1);
 }
 
-// Plane mode: linear NCX whose W-planes fit the budget, not fused.
+// Plane mode: linear NCX whose W-planes fit the budget, or fused 2-D.
 TEST(jit_conf, plane_mode_for_small_planes) {
     auto conf = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out) {
         std::vector<int64_t> src{1, c};
@@ -339,7 +342,10 @@ TEST(jit_conf, plane_mode_for_small_planes) {
     EXPECT_TRUE(vol.plane_mode);
     EXPECT_EQ(vol.n_wplanes, 2);
     EXPECT_FALSE(conf(3, {224, 224}, {512, 512}).plane_mode);  // 224 x 512 f32 rows: 448 KiB
-    EXPECT_FALSE(conf(3, {1080, 1920}, {224, 224}).plane_mode);  // fused H step instead
+    const jit_conf down = conf(3, {1080, 1920}, {224, 224});  // fused H step, one call per plane
+    EXPECT_TRUE(down.fuse_h && down.plane_mode);
+    EXPECT_EQ(down.n_wplanes, 0);
+    EXPECT_FALSE(conf(3, {9, 1080, 1920}, {5, 224, 224}).plane_mode);  // fused 3-D: per row
     EXPECT_FALSE(conf(3, {15}, {73}).plane_mode);                // 1-D
 }
 

@@ -132,13 +132,24 @@ public:
 
     void execute(const void *src, void *dst) const override {
         if (prob().empty()) return;
-        const auto fn = pick(use_nt(dst), gen_, gen_nt_);
+        const bool nt = use_nt(dst);
+        const auto fn = pick(nt, gen_, gen_nt_);
+        const bool nearest = prob().algorithm == alg::nearest;
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *) {
             jit_args a{};
             a.wtab = tables_.wtab.data();
+            const void *prev = nullptr;
             row_id o = split(r0);
             for (int64_t r = r0; r < r1; ++r, step(o)) {
                 set_row(a, r, o, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst));
+                // Nearest: a row with the previous row's src row is a copy of it, straight from
+                // cache, unless that row went out with NT stores (then it is in DRAM). A/B here:
+                // bf16 8x up 0.66x the time of regenerating it, f32 0.84-0.99x.
+                if (nearest && !nt && a.src[0] == prev) {
+                    std::memcpy(a.dst, static_cast<const uint8_t *>(a.dst) - conf_.dst_row_bytes, static_cast<size_t>(conf_.dst_row_bytes));
+                    continue;
+                }
+                prev = a.src[0];
                 fn(&a);
             }
         });

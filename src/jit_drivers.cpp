@@ -32,6 +32,10 @@ public:
 protected:
     jit_conf conf_;
     jit_tables tables_;
+    // Every part's code, in one mapping: derived constructors generate inside an arena_scope
+    // and seal() when done. Declared here so it outlives the derived classes' generators.
+    // Room for the largest kernel: 5 parts of at most 16 KiB (only touched pages are backed).
+    code_arena arena_{size_t(6) * 16 * 1024};
 
     // Calls body(first_row, end_row, scratch) once per thread on a contiguous range of output
     // rows (contiguous so that row caches see neighbouring rows), with the default MXCSR.
@@ -117,12 +121,16 @@ template <cpu_isa kIsa>
 class jit_nxc_kernel : public jit_kernel_base {
 public:
     jit_nxc_kernel(const problem &p, cpu_isa isa) : jit_kernel_base(p, isa) {
-        gen_ = std::make_unique<gen_t>(conf_, false);
-        gen_->generate();
-        if (conf_.nt_eligible) {
-            gen_nt_ = std::make_unique<gen_t>(conf_, true);
-            gen_nt_->generate();
+        {
+            arena_scope in(arena_);
+            gen_ = std::make_unique<gen_t>(conf_, false);
+            gen_->generate();
+            if (conf_.nt_eligible) {
+                gen_nt_ = std::make_unique<gen_t>(conf_, true);
+                gen_nt_->generate();
+            }
         }
+        arena_.seal();
     }
     std::vector<code_part> parts() const override {
         std::vector<code_part> v{part("row", *gen_)};
@@ -195,6 +203,14 @@ public:
     using wrow_t = jit_interp_kernel<kIsa>;
 
     jit_ncx_kernel(const problem &p, cpu_isa isa) : jit_kernel_base(p, isa) {
+        {
+            arena_scope in(arena_);
+            generate_parts(p);
+        }
+        arena_.seal();
+    }
+
+    void generate_parts(const problem &p) {
         const bool lin = p.algorithm == alg::linear;
         const bool fused = conf_.fuse_h;
         // The W pass writes the result for nearest, 1-D linear, and fused 2-D linear.

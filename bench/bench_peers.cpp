@@ -169,9 +169,10 @@ int main(int argc, char **argv) {
                     }
                     const double mx = median(tx), md = median(td), mm = median(tm);
                     const double gbs = (pd.src_bytes() + pd.dst_bytes()) / (mx * 1e3);
+                    char od[32] = "-";
+                    if (!td.empty()) std::snprintf(od, sizeof od, "%.1f", md);
                     std::printf("%-10s %-7s %-3s %-4s %10.1f %10s %7s %10.1f %7.2f %8.2f  %s\n", c.name.c_str(),
-                                linear ? "linear" : "nearest", ncx ? "NCX" : "NXC", to_string(dt), mx,
-                                td.empty() ? "-" : std::to_string(static_cast<int64_t>(md)).c_str(),
+                                linear ? "linear" : "nearest", ncx ? "NCX" : "NXC", to_string(dt), mx, od,
                                 td.empty() ? "-" : (std::to_string(md / mx).substr(0, 5)).c_str(), mm, mx / mm, gbs,
                                 pd.kernel_name().c_str());
                     std::fflush(stdout);

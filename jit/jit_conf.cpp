@@ -47,10 +47,11 @@ bool jit_uses_pass_engine(const problem &p, cpu_isa isa) {
 bool h_rows_rarely_shared(const problem &p) {
     // Output rows that share a src row with the row before: each would be a W-row cache hit.
     int64_t shared = 0;
+    linear_tap a = linear_coord(0, p.in[1], p.out[1], p.ctm);
     for (int64_t oh = 1; oh < p.out[1]; ++oh) {
-        const linear_tap a = linear_coord(oh - 1, p.in[1], p.out[1], p.ctm);
         const linear_tap b = linear_coord(oh, p.in[1], p.out[1], p.ctm);
         shared += b.i0 == a.i0 || b.i0 == a.i1 || b.i1 == a.i0 || b.i1 == a.i1;
+        a = b;
     }
     return shared * 4 <= p.out[1];
 }

@@ -8,6 +8,8 @@ namespace {
 
 axis_table make_axis(const problem &p, int axis) {
     axis_table t;
+    if (p.algorithm == alg::linear) t.lin.reserve(static_cast<size_t>(p.out[axis]));
+    else t.nearest.reserve(static_cast<size_t>(p.out[axis]));
     for (int64_t o = 0; o < p.out[axis]; ++o) {
         if (p.algorithm == alg::linear)
             t.lin.push_back(linear_coord(o, p.in[axis], p.out[axis], p.ctm));

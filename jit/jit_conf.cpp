@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 
 #include "../src/cpu_isa.hpp"
 #include "../src/numeric.hpp"
@@ -11,6 +10,18 @@ namespace xinterp {
 
 namespace {
 int simd_w_of(cpu_isa isa) { return isa >= cpu_isa::avx512_core ? 16 : 8; }
+
+// Rows as flat runs of W * flat_c elements, in vectors of simd_w lanes.
+void set_flat_rows(jit_conf &c, int64_t flat_c) {
+    const int64_t w = c.simd_w;
+    c.flat_c = flat_c;
+    c.row_in = c.IW * flat_c;
+    c.row_out = c.OW * flat_c;
+    c.ow_full = c.row_out / w;
+    c.ow_tail = c.row_out % w;
+    c.ow_pad = (c.row_out + w - 1) / w * w;
+    c.ow_vecs = c.ow_pad / w;
+}
 std::atomic<int> g_gather_spelling{-1};
 }  // namespace
 
@@ -20,15 +31,8 @@ namespace {
 std::atomic<size_t> g_nt_min_override{0};
 
 size_t nt_min_default() {
-    if (const char *v = std::getenv("XINTERP_NT_MIN_BYTES"); v && *v) {
-        char *end = nullptr;
-        const long long n = std::strtoll(v, &end, 10);
-        if (*end != '\0' || n < 0)
-            throw error(status::invalid_arguments,
-                        "XINTERP_NT_MIN_BYTES has invalid value '" + std::string(v) + "'; expected an integer >= 0");
-        return static_cast<size_t>(n);
-    }
-    return std::max<size_t>(size_t(4) << 20, static_cast<size_t>(host_features().llc_bytes / 2));
+    const int64_t by_llc = std::max<int64_t>(int64_t(4) << 20, host_features().llc_bytes / 2);
+    return static_cast<size_t>(env_nonneg_int("XINTERP_NT_MIN_BYTES", by_llc));
 }
 }  // namespace
 
@@ -113,23 +117,12 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.dst_row_bytes = c.OW * c.C * c.esize;
         c.nxc_separable = jit_uses_separable_nxc(p, isa);
         if (c.nxc_separable) {  // scratch rows and the blends see flat rows of OW * C elements
-            c.row_in = c.IW * c.C;
-            c.row_out = c.OW * c.C;
-            c.ow_full = c.row_out / w;
-            c.ow_tail = c.row_out % w;
-            c.ow_pad = (c.row_out + w - 1) / w * w;
-            c.ow_vecs = c.ow_pad / w;
+            set_flat_rows(c, c.C);
             c.n_slots = 2 * c.nd;
             c.scratch_bytes = c.n_slots * c.ow_pad * 4;
         }
     } else {
-        c.flat_c = p.fmt == data_format::ncx ? 1 : c.C;
-        c.row_in = c.IW * c.flat_c;
-        c.row_out = c.OW * c.flat_c;
-        c.ow_full = c.row_out / w;
-        c.ow_tail = c.row_out % w;
-        c.ow_pad = (c.row_out + w - 1) / w * w;
-        c.ow_vecs = c.ow_pad / w;
+        set_flat_rows(c, p.fmt == data_format::ncx ? 1 : c.C);
         c.iw_full = c.row_in / w;
         c.iw_tail = c.row_in % w;
         c.iw_pad = (c.row_in + w - 1) / w * w;

@@ -1,9 +1,9 @@
 // NCX as separable passes. The W pass turns one src row into OW outputs; the vertical blend
 // forms one H (or D) step of two such rows: out = w0 * a; out = fma(w1, b, out), or (3-D)
 // the H steps of four rows and the D step of their results. The driver
-// (src/kernel.cpp) caches W-pass rows so each src row is interpolated once per plane and
-// reused by every output row that needs it, in the canonical order, so the bits are the
-// reference's.
+// (src/jit_pass_driver.cpp) keeps W-pass rows (or whole W-planes) so each src row is
+// interpolated once per run of output rows that need it, in the canonical order, so the
+// bits are the reference's.
 #pragma once
 #include "jit_conf.hpp"
 #include "jit_io.hpp"

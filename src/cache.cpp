@@ -25,16 +25,7 @@ struct key_hash {
 
 using kernel_future = std::shared_future<std::shared_ptr<const kernel>>;
 
-size_t capacity_from_env() {
-    const char *v = std::getenv("XINTERP_CACHE_CAPACITY");
-    if (!v || !*v) return 1024;
-    char *end = nullptr;
-    const long long n = std::strtoll(v, &end, 10);
-    if (*end != '\0' || n < 0)
-        throw error(status::invalid_arguments,
-                    "XINTERP_CACHE_CAPACITY has invalid value '" + std::string(v) + "'; expected an integer >= 0");
-    return static_cast<size_t>(n);
-}
+size_t capacity_from_env() { return static_cast<size_t>(env_nonneg_int("XINTERP_CACHE_CAPACITY", 1024)); }
 
 class lru_cache {
 public:

@@ -1,8 +1,11 @@
 #include "problem.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <sstream>
+#include <string>
 
 namespace xinterp {
 namespace {
@@ -227,6 +230,18 @@ const char *to_string(status v) {
         case status::runtime_error: return "runtime_error";
     }
     return "unknown";
+}
+
+int64_t env_nonneg_int(const char *name, int64_t fallback) {
+    const char *v = std::getenv(name);
+    if (!v || !*v) return fallback;
+    char *end = nullptr;
+    errno = 0;
+    const long long n = std::strtoll(v, &end, 10);
+    if (*end != '\0' || n < 0 || errno == ERANGE)
+        throw error(status::invalid_arguments,
+                    std::string(name) + " has invalid value '" + v + "'; expected an integer >= 0");
+    return n;
 }
 
 }  // namespace xinterp

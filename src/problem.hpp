@@ -45,4 +45,8 @@ problem with_runtime_sizes(const problem &p, const int32_t *sizes, size_t sizes_
 // 64-bit FNV-1a over every identity field, explicitly. `isa` is mixed in because it changes code.
 uint64_t hash_problem(const problem &p, cpu_isa isa);
 
+// A non-negative integer knob from the environment: `fallback` when unset or empty; a clear
+// invalid_arguments error (naming the variable and the value) when it is anything else.
+int64_t env_nonneg_int(const char *name, int64_t fallback);
+
 }  // namespace xinterp

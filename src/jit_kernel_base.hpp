@@ -1,0 +1,125 @@
+// What every JIT driver shares (src/jit_drivers.cpp: the NXC row driver; src/jit_pass_driver.cpp:
+// the separable pass driver): the conf, the tables, the code arena, the per-thread loop over
+// output rows, and the NT choice. Internal to the library.
+#pragma once
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "../jit/jit_conf.hpp"
+#include "../jit/jit_generator.hpp"
+#include "../jit/jit_io.hpp"
+#include "../jit/jit_tables.hpp"
+#include "kernel.hpp"
+#include "numeric.hpp"
+
+namespace xinterp {
+namespace detail {
+
+inline kernel::code_part part(const char *role, const jit_io &g) { return {role, g.getCode(), g.getSize(), g.text_size()}; }
+
+// The part every driver shares: conf, tables, and the per-thread loop.
+class jit_kernel_base : public kernel {
+public:
+    jit_kernel_base(const problem &p, cpu_isa isa) : kernel(p, isa), conf_(make_jit_conf(p, isa)) {
+        if (!conf_.ok) throw error(status::unimplemented, "jit: " + conf_.why_not);
+        tables_ = make_jit_tables(p, conf_);
+    }
+
+protected:
+    jit_conf conf_;
+    jit_tables tables_;
+    // Every part's code, in one mapping: derived constructors generate inside an arena_scope
+    // and seal() when done. Declared here so it outlives the derived classes' generators.
+    // Room for the largest kernel: 5 parts of at most 16 KiB (only touched pages are backed).
+    code_arena arena_{size_t(6) * 16 * 1024};
+
+    // Calls body(first_row, end_row, scratch) once per thread on a contiguous range of output
+    // rows (contiguous so that row caches see neighbouring rows), with the default MXCSR.
+    template <typename F>
+    void for_thread_ranges(F &&body) const {
+        const problem &p = prob();
+        const int64_t rows = conf_.rows;
+        // Threads only pay off past ~64 KiB of traffic; below that one thread does it all,
+        // without entering a parallel region.
+        const bool par = rows > 1 && (p.src_bytes + p.dst_bytes) > (64u << 10);
+        const int nthr = par ? static_cast<int>(std::min<int64_t>(omp_get_max_threads(), rows)) : 1;
+        if (nthr == 1) {
+            mxcsr_guard guard;
+            body(0, rows, thread_scratch(conf_.scratch_bytes));
+            store_fence();
+            return;
+        }
+        // No exception may leave a parallel region: a thread that cannot get its scratch
+        // skips its rows, and the failure is reported after the region.
+        std::atomic<bool> oom{false};
+#pragma omp parallel num_threads(nthr)
+        {
+            mxcsr_guard guard;
+            const int t = omp_get_thread_num(), n = omp_get_num_threads();
+            uint8_t *scratch = nullptr;
+            try {
+                scratch = thread_scratch(conf_.scratch_bytes);
+            } catch (const std::bad_alloc &) {
+                oom = true;
+            }
+            if (scratch) body(rows * t / n, rows * (t + 1) / n, scratch);
+            store_fence();
+        }
+        if (oom) throw std::bad_alloc();
+    }
+
+    // NT stores are weakly ordered: one fence per thread publishes them before execute
+    // returns (a fence per row call would drain the write-combining buffers every 256 bytes).
+    static void store_fence() { __asm__ volatile("sfence" ::: "memory"); }
+
+    // Per-thread scratch, kept across executions so that small problems allocate nothing.
+    static uint8_t *thread_scratch(int64_t bytes) {
+        thread_local std::vector<uint8_t> buf;
+        if (buf.size() < static_cast<size_t>(bytes) + 64) buf.resize(static_cast<size_t>(bytes) + 64);
+        return buf.data();
+    }
+
+    // The NT variant's function when this execution uses NT stores and it exists, else the
+    // regular one's (nullptr where neither was generated).
+    template <typename G>
+    static typename G::fn_t pick(bool nt, const std::unique_ptr<G> &regular, const std::unique_ptr<G> &nt_variant) {
+        const std::unique_ptr<G> &g = nt && nt_variant ? nt_variant : regular;
+        return g ? g->fn() : nullptr;
+    }
+
+    // Output row r = (plane, od, oh): plane is n (NXC) or n * C + c (NCX). Split once per
+    // thread range, then stepped: three 64-bit divisions per row cost as much as a small row's
+    // whole kernel call.
+    struct row_id {
+        int64_t plane, od, oh;
+    };
+    row_id split(int64_t r) const {
+        const problem &p = prob();
+        return {r / (p.out[0] * p.out[1]), (r / p.out[1]) % p.out[0], r % p.out[1]};
+    }
+    void step(row_id &o) const {
+        const problem &p = prob();
+        if (++o.oh < p.out[1]) return;
+        o.oh = 0;
+        if (++o.od < p.out[0]) return;
+        o.od = 0;
+        ++o.plane;
+    }
+
+    // Whether this execution may use the NT variant: built, and dst aligned to a full vector.
+    bool use_nt(const void *dst) const {
+        return conf_.nt_eligible && reinterpret_cast<uintptr_t>(dst) % static_cast<uintptr_t>(conf_.simd_w * 4) == 0;
+    }
+};
+
+// The separable pass driver (src/jit_pass_driver.cpp), for NCX, small-C NXC and separable NXC.
+std::shared_ptr<kernel> make_pass_kernel(const problem &p, cpu_isa isa);
+
+}  // namespace detail
+}  // namespace xinterp

@@ -1,0 +1,316 @@
+// The separable pass driver: NCX, NXC with C < simd_w, and separable NXC linear (jit_conf).
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+
+#include "../jit/jit_interp_kernel.hpp"
+#include "../jit/jit_ncx_kernels.hpp"
+#include "jit_kernel_base.hpp"
+
+namespace xinterp {
+namespace detail {
+namespace {
+
+// Separable passes, for NCX, for NXC with C < simd_w (whose rows are flat W*C element rows,
+// see jit_conf), and for NXC linear with shared src rows (conf.nxc_separable: the W step comes
+// from the NXC row kernel, the blends are the same). Output row r = (plane, od, oh). Linear
+// rows are blends of W-pass rows of src rows (plane, id, ih), kept in a small per-thread LRU
+// so each is computed once per run of neighbouring output rows. Nearest rows that repeat a src
+// row are copied from the row before.
+template <cpu_isa kIsa>
+class jit_ncx_kernel : public jit_kernel_base {
+public:
+    using wpass_t = jit_ncx_wpass<kIsa>;
+    using vblend_t = jit_ncx_vblend<kIsa>;
+
+    using wrow_t = jit_interp_kernel<kIsa>;
+
+    jit_ncx_kernel(const problem &p, cpu_isa isa) : jit_kernel_base(p, isa) {
+        {
+            arena_scope in(arena_);
+            generate_parts(p);
+        }
+        arena_.seal();
+    }
+
+    void generate_parts(const problem &p) {
+        const bool lin = p.algorithm == alg::linear;
+        const bool fused = conf_.fuse_h;
+        // The W pass writes the result for nearest, 1-D linear, and fused 2-D linear.
+        const bool wpass_is_final = !lin || p.k == 1 || (fused && p.k == 2);
+        if (conf_.nxc_separable) {  // the NXC row kernel makes the W-step rows
+            wrow_ = std::make_unique<wrow_t>(conf_, false, true);
+            wrow_->generate();
+        } else {
+            wpass_ = std::make_unique<wpass_t>(conf_, wpass_is_final, false, fused, conf_.plane_mode);
+            wpass_->generate();
+        }
+        if (wpass_ && wpass_is_final && conf_.nt_eligible) {
+            wpass_nt_ = std::make_unique<wpass_t>(conf_, true, true, fused, conf_.plane_mode);
+            wpass_nt_->generate();
+        }
+        // The final blend: H of two W rows (2-D); H and D of four W rows (3-D); or D of the two
+        // fused H results (3-D, fused).
+        if (lin && p.k >= 2 && !(fused && p.k == 2)) {
+            const bool hd = p.k == 3 && !fused, plane = conf_.plane_mode;
+            blend_final_ = std::make_unique<vblend_t>(conf_, true, false, hd, plane);
+            blend_final_->generate();
+            if (conf_.nt_eligible) {
+                blend_final_nt_ = std::make_unique<vblend_t>(conf_, true, true, hd, plane);
+                blend_final_nt_->generate();
+            }
+        }
+    }
+    std::vector<code_part> parts() const override {
+        const bool fused = conf_.fuse_h;
+        const bool plane = conf_.plane_mode;
+        std::vector<code_part> v{wrow_ ? part("wrow", *wrow_)
+                                       : part(fused ? "whpass" : plane ? "wplane" : "wpass", *wpass_)};
+        if (wpass_nt_) v.push_back(part(fused ? "whpass_nt" : "wpass_nt", *wpass_nt_));
+        const std::string blend = std::string(plane ? "plane_" : "") + (prob().k == 3 && !fused ? "blend_hd" : "blend");
+        // (nearest plane mode: the W pass is the whole kernel, "wplane")
+        if (blend_final_) v.push_back(part(blend.c_str(), *blend_final_));
+        if (blend_final_nt_) v.push_back(part((blend + "_nt").c_str(), *blend_final_nt_));
+        return v;
+    }
+
+    void execute(const void *src, void *dst) const override {
+        if (prob().empty()) return;
+        const bool nt = use_nt(dst);
+        for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
+            if (prob().algorithm == alg::nearest)
+                run_nearest(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+            else if (conf_.plane_mode && conf_.fuse_h)
+                run_tabled_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+            else if (conf_.plane_mode)
+                run_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+            else
+                run_linear(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+        });
+    }
+
+private:
+    std::unique_ptr<wpass_t> wpass_, wpass_nt_;
+    std::unique_ptr<wrow_t> wrow_;
+    std::unique_ptr<vblend_t> blend_final_, blend_final_nt_;
+
+    // Index of src row (plane, id, ih) among all src rows: its key and its offset / row bytes.
+    int64_t src_row(int64_t plane, int64_t id, int64_t ih) const {
+        const problem &p = prob();
+        return (plane * p.in[0] + id) * p.in[1] + ih;
+    }
+
+    void run_nearest(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
+        jit_pass_args a{};
+        a.tab = tables_.wtab.data();
+        a.scratch = scratch;
+        const auto fn = pick(nt, wpass_, wpass_nt_);
+        if (conf_.plane_mode) return run_tabled_planes(r0, r1, src, dst, scratch, nt);
+        int64_t prev = -1;
+        row_id o = split(r0);
+        for (int64_t r = r0; r < r1; ++r, step(o)) {
+            const int64_t key = src_row(o.plane, tables_.d.nearest[o.od], tables_.h.nearest[o.oh]);
+            uint8_t *out = dst + r * conf_.dst_row_bytes;
+            // The same src row as the row just written: a bit copy, unless that row went out
+            // with NT stores (then it is in DRAM, and the W pass from the cached src is cheaper).
+            if (key == prev && !nt) {
+                std::memcpy(out, out - conf_.dst_row_bytes, static_cast<size_t>(conf_.dst_row_bytes));
+                continue;
+            }
+            a.src = src + key * conf_.src_row_bytes;
+            a.dst = out;
+            fn(&a);
+            prev = key;
+        }
+    }
+
+    // Calls body(o, r, n) for each run of output rows r..r+n-1 within one (plane, od) that
+    // [r0, r1) covers; o is the run's first row.
+    template <typename F>
+    void for_plane_runs(int64_t r0, int64_t r1, F &&body) const {
+        row_id o = split(r0);
+        for (int64_t r = r0; r < r1;) {
+            const int64_t n = std::min(r1 - r, prob().out[1] - o.oh);
+            body(o, r, n);
+            r += n;
+            o.oh = 0;
+            if (++o.od == prob().out[0]) o.od = 0, ++o.plane;
+        }
+    }
+
+    // Nearest and fused 2-D plane mode: one W-pass call per run of rows within a (plane, od),
+    // each row's src row(s) (and fused, H weights) from its hrows record.
+    void run_tabled_planes(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
+        const bool nearest = prob().algorithm == alg::nearest;
+        const int rec = nearest ? 8 : 24;
+        jit_pass_args a{};
+        a.tab = tables_.wtab.data();
+        a.scratch = scratch;
+        const auto fn = pick(nt, wpass_, wpass_nt_);
+        for_plane_runs(r0, r1, [&](const row_id &o, int64_t r, int64_t n) {
+            const int64_t id = nearest ? tables_.d.nearest[o.od] : 0;  // fused planes are 2-D
+            a.src = src + src_row(o.plane, id, 0) * conf_.src_row_bytes;
+            a.rtab = tables_.hrows.data() + o.oh * rec;
+            a.dst = dst + r * conf_.dst_row_bytes;
+            a.rows = n;
+            fn(&a);
+        });
+    }
+
+    // Plane mode: output rows r0..r1 as runs within one (plane, od), each one blend call over
+    // the W-planes of that plane's src D slices td.i0 and td.i1 (2-D: the plane's one slice),
+    // which come from a per-thread LRU of n_wplanes W-planes.
+    void run_planes(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
+        const problem &p = prob();
+        uint8_t *stage = scratch;
+        uint8_t *planes = scratch + (conf_.stage ? conf_.iw_pad * 4 : 0);
+        int64_t key[2] = {-1, -1};
+        uint64_t stamp[2] = {0, 0}, clock = 0;
+        jit_pass_args wa{};
+        wa.tab = tables_.wtab.data();
+        wa.scratch = stage;
+        wa.rows = p.in[1];
+        const auto wplane = wpass_->fn();
+        auto w_plane = [&](int64_t plane, int64_t id, int64_t other) -> const uint8_t * {
+            const int64_t k = plane * p.in[0] + id;  // the src D slice
+            int victim = -1;
+            for (int i = 0; i < conf_.n_wplanes; ++i) {
+                if (key[i] == k) {
+                    stamp[i] = ++clock;
+                    return planes + i * conf_.wplane_bytes;
+                }
+                if (key[i] != other && (victim < 0 || stamp[i] < stamp[victim])) victim = i;
+            }
+            wa.src = src + src_row(plane, id, 0) * conf_.src_row_bytes;
+            wa.dst = planes + victim * conf_.wplane_bytes;
+            wplane(&wa);
+            key[victim] = k;
+            stamp[victim] = ++clock;
+            return planes + victim * conf_.wplane_bytes;
+        };
+        const auto blend = pick(nt, blend_final_, blend_final_nt_);
+        jit_pass_args ba{};
+        for_plane_runs(r0, r1, [&](const row_id &o, int64_t r, int64_t n) {
+            const linear_tap &td = tables_.d.lin[o.od];
+            const int64_t k0 = o.plane * p.in[0] + td.i0, k1 = o.plane * p.in[0] + td.i1;
+            ba.src = w_plane(o.plane, td.i0, k1);
+            if (p.k == 3) ba.src_c = w_plane(o.plane, td.i1, k0);
+            ba.wd0 = td.w0;
+            ba.wd1 = td.w1;
+            ba.tab = tables_.hrows.data() + o.oh * 24;
+            ba.dst = dst + r * conf_.dst_row_bytes;
+            ba.rows = n;
+            blend(&ba);
+        });
+    }
+
+    void run_linear(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
+        const problem &p = prob();
+        const size_t row_f32 = static_cast<size_t>(conf_.ow_pad) * 4;
+        uint8_t *stage = scratch;
+        uint8_t *slots = scratch + (conf_.stage ? conf_.iw_pad * 4 * (conf_.fuse_h ? 2 : 1) : 0);
+        uint8_t *hb = slots + conf_.n_slots * row_f32;  // fused k == 3: the two H results
+        int64_t key[4] = {-1, -1, -1, -1};
+        uint64_t stamp[4] = {0, 0, 0, 0}, clock = 0;
+        const auto wpass = wpass_ ? wpass_->fn() : nullptr;         // into scratch, or k == 1: dst
+        const auto wpass_final = pick(nt, wpass_, wpass_nt_);       // k == 1, or fused k == 2
+        const auto blend_final = pick(nt, blend_final_, blend_final_nt_);
+        jit_pass_args wa{};
+        wa.tab = tables_.wtab.data();
+        wa.scratch = stage;
+        jit_args ra{};  // separable NXC: the row kernel's W step
+        ra.wtab = tables_.wtab.data();
+        // The W pass of src row k, from the LRU (n_slots = 2 * nd); `pin` holds the rows the
+        // caller needs at the same time (k among them), which are never the victim.
+        using pins = std::array<int64_t, 4>;
+        auto w_row = [&](int64_t k, const pins &pin) -> const uint8_t * {
+            int victim = -1;
+            for (int i = 0; i < conf_.n_slots; ++i) {
+                if (key[i] == k) {
+                    stamp[i] = ++clock;
+                    return slots + i * row_f32;
+                }
+                const bool pinned = std::find(pin.begin(), pin.end(), key[i]) != pin.end();
+                if (!pinned && (victim < 0 || stamp[i] < stamp[victim])) victim = i;
+            }
+            if (wrow_) {
+                ra.src[0] = src + k * conf_.src_row_bytes;
+                ra.dst = slots + victim * row_f32;
+                wrow_->fn()(&ra);
+            } else {
+                wa.src = src + k * conf_.src_row_bytes;
+                wa.dst = slots + victim * row_f32;
+                wpass(&wa);
+            }
+            key[victim] = k;
+            stamp[victim] = ++clock;
+            return slots + victim * row_f32;
+        };
+        jit_pass_args ba{};
+        row_id o = split(r0);
+        for (int64_t r = r0; r < r1; ++r, step(o)) {
+            uint8_t *out = dst + r * conf_.dst_row_bytes;
+            if (p.k == 1) {
+                wa.src = src + src_row(o.plane, 0, 0) * conf_.src_row_bytes;
+                wa.dst = out;
+                wpass_final(&wa);
+                continue;
+            }
+            const linear_tap &th = tables_.h.lin[o.oh], &td = tables_.d.lin[o.od];
+            auto key_of = [&](int64_t id, int64_t ih) { return src_row(o.plane, id, ih); };
+            ba.w0 = th.w0;
+            ba.w1 = th.w1;
+            ba.wd0 = td.w0;
+            ba.wd1 = td.w1;
+            ba.dst = out;
+            if (!conf_.fuse_h) {  // blend W rows from the LRU: two (2-D) or four (3-D)
+                const pins pin = {key_of(td.i0, th.i0), key_of(td.i0, th.i1), key_of(td.i1, th.i0), key_of(td.i1, th.i1)};
+                ba.src = w_row(pin[0], pin);
+                ba.src_b = w_row(pin[1], pin);
+                if (p.k == 3) {
+                    ba.src_c = w_row(pin[2], pin);
+                    ba.src_d = w_row(pin[3], pin);
+                }
+                blend_final(&ba);
+                continue;
+            }
+            // Fused: one call per H step, W passes of both src rows included.
+            auto fused_h = [&](int64_t id, void *to, bool final_out) {
+                wa.src = src + key_of(id, th.i0) * conf_.src_row_bytes;
+                wa.src_b = src + key_of(id, th.i1) * conf_.src_row_bytes;
+                wa.dst = to;
+                wa.w0 = th.w0;
+                wa.w1 = th.w1;
+                if (final_out) wpass_final(&wa);
+                else wpass(&wa);
+            };
+            if (p.k == 2) {
+                fused_h(0, out, true);
+                continue;
+            }
+            fused_h(td.i0, hb, false);
+            fused_h(td.i1, hb + row_f32, false);
+            ba.src = hb;  // the D step of the two H results
+            ba.src_b = hb + row_f32;
+            ba.w0 = td.w0;
+            ba.w1 = td.w1;
+            blend_final(&ba);
+        }
+    }
+};
+
+}  // namespace
+
+std::shared_ptr<kernel> make_pass_kernel(const problem &p, cpu_isa isa) {
+    switch (isa) {
+        case cpu_isa::avx2: return std::make_shared<jit_ncx_kernel<cpu_isa::avx2>>(p, isa);
+        case cpu_isa::avx512_core: return std::make_shared<jit_ncx_kernel<cpu_isa::avx512_core>>(p, isa);
+        case cpu_isa::avx512_core_bf16: return std::make_shared<jit_ncx_kernel<cpu_isa::avx512_core_bf16>>(p, isa);
+        default: break;
+    }
+    throw error(status::unimplemented, std::string("jit: no kernels for ") + cpu_isa_name(isa));
+}
+
+}  // namespace detail
+}  // namespace xinterp

@@ -45,12 +45,13 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         vbroadcastss(vmm_wd0, ARG(wd[0]));
         vbroadcastss(vmm_wd1, ARG(wd[1]));
     }
-    auto compute = [&](int64_t n) {
+    // The result of n channels at byte offset off of this pixel's taps, into vmm_hd0.
+    auto interp = [&](int64_t n, int off) {
         for (int d = 0; d < nd; ++d) {
             for (int h = 0; h < nh; ++h) {
                 const int t = d * nh + h;
-                const RegExp ea = t ? reg_p0 + reg_row[t] : RegExp(reg_p0);
-                const RegExp eb = t ? reg_p1 + reg_row[t] : RegExp(reg_p1);
+                const RegExp ea = (t ? reg_p0 + reg_row[t] : RegExp(reg_p0)) + off;
+                const RegExp eb = (t ? reg_p1 + reg_row[t] : RegExp(reg_p1)) + off;
                 load_f32(c.dt, vmm_a, ptr[ea], n);
                 load_f32(c.dt, vmm_b, ptr[eb], n);
                 const Vmm r = nh == 1 && nd == 1 ? vmm_hd0 : vmm_rw[h];
@@ -63,7 +64,30 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             vmulps(vmm_hd0, vmm_wd0, vmm_hd0);
             vfmadd231ps(vmm_hd0, vmm_wd1, vmm_rw[0]);
         }
+    };
+    auto compute = [&](int64_t n) {
+        interp(n, 0);
         store_f32(out_dt, ptr[reg_dst], vmm_hd0, n, nt_);
+    };
+    // AVX2 bf16: channel vectors in pairs, rounded together by cvt2_to_bf16.
+    const bool pairs = !kEvex && out_dt == data_type::bf16 && c.c_full >= 2;
+    auto compute_pair = [&]() {
+        if constexpr (!kEvex) {
+            const Ymm first(12), res(kT0);
+            interp(simd_w, 0);
+            vmovaps(first, vmm_hd0);
+            interp(simd_w, simd_w * c.esize);
+            cvt2_to_bf16(first, vmm_hd0);
+            if (!nt_) {
+                vmovdqu(ptr[reg_dst], res);
+            } else if (c.C % 16 == 0) {  // every pair starts 32-byte aligned
+                vmovntdq(ptr[reg_dst], res);
+            } else {  // pixels start 16-byte aligned only
+                vmovntdq(ptr[reg_dst], Xmm(kT0));
+                vextracti128(Xmm(kT1), res, 1);
+                vmovntdq(ptr[reg_dst + 16], Xmm(kT1));
+            }
+        }
     };
     Label l_ow, l_c;
     mov(reg_ow, c.OW);
@@ -74,13 +98,27 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         add(reg_p1, reg_row[0]);
         vbroadcastss(vmm_w0, ptr[reg_tab + 16]);
         vbroadcastss(vmm_w1, ptr[reg_tab + 20]);
-        if (c.c_full > 0) {
-            mov(reg_cnt, c.c_full);
+        auto advance = [&](int vecs) {
+            add(reg_p0, vecs * simd_w * c.esize);
+            add(reg_p1, vecs * simd_w * c.esize);
+            add(reg_dst, vecs * simd_w * out_es);
+        };
+        const int64_t singles = pairs ? c.c_full % 2 : c.c_full;
+        if (pairs) {
+            Label l_pair;
+            mov(reg_cnt, c.c_full / 2);
+            L(l_pair); {
+                compute_pair();
+                advance(2);
+                dec(reg_cnt);
+                jnz(l_pair, T_NEAR);
+            }
+        }
+        if (singles > 0) {
+            mov(reg_cnt, singles);
             L(l_c); {
                 compute(simd_w);
-                add(reg_p0, simd_w * c.esize);
-                add(reg_p1, simd_w * c.esize);
-                add(reg_dst, simd_w * out_es);
+                advance(1);
                 dec(reg_cnt);
                 jnz(l_c, T_NEAR);
             }

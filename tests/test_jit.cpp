@@ -383,6 +383,20 @@ TEST(jit_bitwise, non_temporal_plane_mode) {
         }
 }
 
+// The direct NXC row kernel rounds bf16 in pairs of channel vectors; its NT variant stores a
+// pair as one ymm when C % 16 == 0 and as two xmm halves otherwise. H 4x down keeps bf16 off
+// the separable path.
+TEST(jit_bitwise, non_temporal_direct_nxc_bf16_pairs) {
+    REQUIRE_AVX2();
+    nt_threshold_4mib nt;
+    for (int64_t c : {32, 24}) {
+        const auto d = problem_builder().src({1, 96, 40, c}).sizes({24, 4096}).mode(mode::linear).dt(data_type::bf16);
+        const jit_conf cf = make_jit_conf(make_problem(d), cpu_isa::avx2);
+        EXPECT_TRUE(cf.nt_eligible && !cf.nxc_separable && !cf.pass_engine) << describe(d);
+        ASSERT_EQ(check_case(d, 31, true, true), 0) << describe(d);
+    }
+}
+
 // The direct NXC linear row kernel's NT variant (f32 at 2x: not separable).
 TEST(jit_bitwise, non_temporal_direct_nxc_linear) {
     REQUIRE_AVX2();

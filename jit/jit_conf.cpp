@@ -116,6 +116,16 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.src_row_bytes = c.IW * c.C * c.esize;
         c.dst_row_bytes = c.OW * c.C * c.esize;
         c.nxc_separable = jit_uses_separable_nxc(p, isa);
+        if (lin && c.k == 2 && !c.nxc_separable) {
+            int64_t chained = 0;
+            linear_tap a = linear_coord(0, p.in[1], p.out[1], p.ctm);
+            for (int64_t oh = 1; oh < p.out[1]; ++oh) {
+                const linear_tap b = linear_coord(oh, p.in[1], p.out[1], p.ctm);
+                chained += a.i1 == b.i0;
+                a = b;
+            }
+            c.row_pairs = chained * 4 >= p.out[1];
+        }
         if (c.nxc_separable) {  // scratch rows and the blends see flat rows of OW * C elements
             set_flat_rows(c, c.C);
             c.n_slots = 2 * c.nd;

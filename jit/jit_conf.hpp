@@ -36,6 +36,12 @@ struct jit_conf {
     // where output rows rarely share src rows (fuse_h's rule), where the direct kernel is
     // that fusion already.
     bool nxc_separable = false;
+    // Direct NXC 2-D linear: output rows oh and oh + 1 whose H taps chain (oh's i1 is oh+1's
+    // i0, as in 2x half_pixel upsampling) go to one call of a row-pair kernel, which makes the
+    // W step of the three src rows once and both H steps from them (5 instead of 6 FMA-pipe
+    // ops and 3 instead of 4 loads per output vector). Set when at least a quarter of the
+    // rows chain.
+    bool row_pairs = false;
 
     // NCX runs as separable passes (jit_ncx_kernels.hpp), and so does NXC with C < simd_w, whose
     // per-pixel vectors would be all tail: its rows are flat rows of W*C elements, element
@@ -131,7 +137,9 @@ struct jit_args {
     void *dst;           // the dst row
     const void *wtab;    // the W-axis table (layout in jit_tables.hpp)
     float wh[2];         // H weights (linear, k >= 2)
-    float wd[2];         // D weights (linear, k == 3)
+    float wd[2];         // D weights (linear, k == 3); row-pair kernel: the second row's H weights
 };
+// The row-pair kernel (jit_conf::row_pairs) reads src[0..2] as the three src rows (the first
+// output row blends rows 0 and 1, the second rows 1 and 2) and writes dst and the row after.
 
 }  // namespace xinterp

@@ -12,8 +12,12 @@ constexpr size_t kMaxCodeSize = 16 * 1024;  // the largest kernel (3-D NXC bf16 
 }  // namespace
 
 template <cpu_isa isa>
-jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf, bool nt, bool w_only)
-    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16), conf_(conf), nt_(nt && !w_only), w_only_(w_only) {}
+jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf, bool nt, bool w_only, bool pair)
+    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16),
+      conf_(conf),
+      nt_(nt && !w_only),
+      w_only_(w_only),
+      pair_(pair) {}
 
 // The H and D steps of the canonical order, on W results already in vmm_rw[] (k >= 2).
 // D tap 0's H result is kept in vmm_hd0; D tap 1's is formed in place in vmm_rw[0].
@@ -207,10 +211,92 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
     }
 }
 
+// Rows x, y, z = src[0..2]: per channel vector the W steps W(x), W(y), W(z), each once; the
+// first output row is wh0 * W(x) + wh1 * W(y), the second wd0 * W(y) + wd1 * W(z), both in the
+// canonical order (the W results are the same bits a single-row call would form).
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
+    const jit_conf &c = conf_;
+    const Reg64 reg_dst_b = reg_row[3];  // the second output row
+    const Vmm wx(12), wy(13), wz(6);
+    mov(reg_dst, ARG(dst));
+    mov(reg_dst_b, c.dst_row_bytes);  // a 64-bit immediate: rows may exceed 2^31 bytes
+    add(reg_dst_b, reg_dst);
+    mov(reg_tab, ARG(wtab));
+    mov(reg_row[0], ARG(src[0]));
+    for (int t = 1; t < 3; ++t) {
+        mov(reg_row[t], ptr[reg_args + static_cast<int>(offsetof(jit_args, src) + 8 * t)]);
+        sub(reg_row[t], reg_row[0]);
+    }
+    vbroadcastss(vmm_wh0, ARG(wh[0]));
+    vbroadcastss(vmm_wh1, ARG(wh[1]));
+    vbroadcastss(vmm_wd0, ARG(wd[0]));
+    vbroadcastss(vmm_wd1, ARG(wd[1]));
+    auto w_step = [&](const Vmm &r, int t, int64_t n) {
+        const RegExp ea = t ? reg_p0 + reg_row[t] : RegExp(reg_p0);
+        const RegExp eb = t ? reg_p1 + reg_row[t] : RegExp(reg_p1);
+        load_f32(c.dt, vmm_a, ptr[ea], n);
+        load_f32(c.dt, vmm_b, ptr[eb], n);
+        vmulps(r, vmm_w0, vmm_a);
+        vfmadd231ps(r, vmm_w1, vmm_b);
+    };
+    auto compute = [&](int64_t n) {
+        w_step(wx, 0, n);
+        w_step(wy, 1, n);
+        w_step(wz, 2, n);
+        vmulps(vmm_hd0, vmm_wh0, wx);
+        vfmadd231ps(vmm_hd0, vmm_wh1, wy);
+        store_f32(c.dt, ptr[reg_dst], vmm_hd0, n, nt_);  // clobbers the io temps only
+        vmulps(vmm_hd0, vmm_wd0, wy);
+        vfmadd231ps(vmm_hd0, vmm_wd1, wz);
+        store_f32(c.dt, ptr[reg_dst_b], vmm_hd0, n, nt_);
+    };
+    auto advance = [&](int bytes_in, int bytes_out) {
+        add(reg_p0, bytes_in);
+        add(reg_p1, bytes_in);
+        add(reg_dst, bytes_out);
+        add(reg_dst_b, bytes_out);
+    };
+    Label l_ow, l_c;
+    mov(reg_ow, c.OW);
+    L(l_ow); {
+        mov(reg_p0, ptr[reg_tab]);
+        add(reg_p0, reg_row[0]);
+        mov(reg_p1, ptr[reg_tab + 8]);
+        add(reg_p1, reg_row[0]);
+        vbroadcastss(vmm_w0, ptr[reg_tab + 16]);
+        vbroadcastss(vmm_w1, ptr[reg_tab + 20]);
+        if (c.c_full > 0) {
+            mov(reg_cnt, c.c_full);
+            L(l_c); {
+                compute(simd_w);
+                advance(simd_w * c.esize, simd_w * c.esize);
+                dec(reg_cnt);
+                jnz(l_c, T_NEAR);
+            }
+        }
+        if (c.c_tail > 0 && kEvex) {
+            compute(c.c_tail);
+            add(reg_dst, static_cast<int>(c.c_tail * c.esize));
+            add(reg_dst_b, static_cast<int>(c.c_tail * c.esize));
+        } else if (c.c_tail > 0) {  // the overlapping last vector, as in gen_nxc_linear
+            const int back = static_cast<int>((simd_w - c.c_tail) * c.esize);
+            advance(-back, -back);
+            compute(simd_w);
+            add(reg_dst, simd_w * c.esize);
+            add(reg_dst_b, simd_w * c.esize);
+        }
+        add(reg_tab, c.wtab_stride);
+        dec(reg_ow);
+        jnz(l_ow, T_NEAR);
+    }
+}
+
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::generate() {
     preamble();
-    if (conf_.algorithm == alg::linear) gen_nxc_linear();
+    if (pair_) gen_nxc_linear_pair();
+    else if (conf_.algorithm == alg::linear) gen_nxc_linear();
     else gen_nxc_nearest();
     postamble();
     finish_code();

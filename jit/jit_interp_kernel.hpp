@@ -12,7 +12,8 @@ public:
     // nt: non-temporal full-vector stores (conf.nt_eligible and a 32-byte-aligned dst only).
     // w_only (conf.nxc_separable): the W step of one src row, as f32 into a scratch row; the
     // driver blends such rows for H and D.
-    jit_interp_kernel(const jit_conf &conf, bool nt, bool w_only = false);
+    // pair (conf.row_pairs): two output rows from three src rows (jit_args comment).
+    jit_interp_kernel(const jit_conf &conf, bool nt, bool w_only = false, bool pair = false);
     void generate();
     using fn_t = void (*)(const jit_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -22,7 +23,7 @@ private:
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     static constexpr bool kEvex = isa >= cpu_isa::avx512_core;  // spelling only, never the algorithm
     const jit_conf &conf_;
-    const bool nt_, w_only_;
+    const bool nt_, w_only_, pair_;
 
     // ---- register map, by role -------------------------------------------------------------
     const Xbyak::Reg64 reg_args = rdi;
@@ -49,6 +50,7 @@ private:
     void combine_taps(const Vmm &out);  // vmm_rw / vmm_hd0 -> H and D steps -> out
 
     void gen_nxc_linear();
+    void gen_nxc_linear_pair();
     void gen_nxc_nearest();
 };
 

@@ -25,12 +25,22 @@ public:
                 gen_nt_ = std::make_unique<gen_t>(conf_, true);
                 gen_nt_->generate();
             }
+            if (conf_.row_pairs) {
+                pair_ = std::make_unique<gen_t>(conf_, false, false, true);
+                pair_->generate();
+                if (conf_.nt_eligible) {
+                    pair_nt_ = std::make_unique<gen_t>(conf_, true, false, true);
+                    pair_nt_->generate();
+                }
+            }
         }
         arena_.seal();
     }
     std::vector<code_part> parts() const override {
         std::vector<code_part> v{part("row", *gen_)};
         if (gen_nt_) v.push_back(part("row_nt", *gen_nt_));
+        if (pair_) v.push_back(part("row_pair", *pair_));
+        if (pair_nt_) v.push_back(part("row_pair_nt", *pair_nt_));
         return v;
     }
 
@@ -39,6 +49,7 @@ public:
         const bool nt = use_nt(dst);
         const auto fn = pick(nt, gen_, gen_nt_);
         const bool nearest = prob().algorithm == alg::nearest;
+        const auto pair_fn = pick(nt, pair_, pair_nt_);
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *) {
             jit_args a{};
             a.wtab = tables_.wtab.data();
@@ -46,6 +57,18 @@ public:
             row_id o = split(r0);
             for (int64_t r = r0; r < r1; ++r, step(o)) {
                 set_row(a, r, o, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst));
+                // Two rows of one plane whose H taps chain: one row-pair call.
+                if (pair_fn && r + 1 < r1 && o.oh + 1 < prob().out[1] &&
+                    tables_.h.lin[o.oh].i1 == tables_.h.lin[o.oh + 1].i0) {
+                    const linear_tap &tb = tables_.h.lin[o.oh + 1];
+                    a.src[2] = static_cast<const uint8_t *>(a.src[1]) + (tb.i1 - tb.i0) * conf_.src_row_bytes;
+                    a.wd[0] = tb.w0;
+                    a.wd[1] = tb.w1;
+                    pair_fn(&a);
+                    ++r;
+                    step(o);
+                    continue;
+                }
                 // Nearest: a row with the previous row's src row is a copy of it, straight from
                 // cache, unless that row went out with NT stores (then it is in DRAM). A/B here:
                 // bf16 8x up 0.66x the time of regenerating it, f32 0.84-0.99x.
@@ -61,7 +84,7 @@ public:
 
 private:
     using gen_t = jit_interp_kernel<kIsa>;
-    std::unique_ptr<gen_t> gen_, gen_nt_;
+    std::unique_ptr<gen_t> gen_, gen_nt_, pair_, pair_nt_;
 
     void set_row(jit_args &a, int64_t r, const row_id &o, const uint8_t *src, uint8_t *dst) const {
         const problem &p = prob();

@@ -405,6 +405,7 @@ TEST(jit_bitwise, non_temporal_direct_nxc_linear) {
     const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
     EXPECT_TRUE(c.nt_eligible);
     EXPECT_FALSE(c.nxc_separable);
+    EXPECT_TRUE(c.row_pairs);  // 2x half_pixel: the row-pair kernel's NT variant too
     ASSERT_EQ(check_case(d, 9, true), 0) << describe(d);
 }
 
@@ -451,6 +452,11 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
     EXPECT_FALSE(conf(256, {525, 525}, {5, 5}, data_type::bf16).nxc_separable);  // no shared rows
     EXPECT_FALSE(conf(4, {32, 32}, {64, 64}, data_type::bf16).nxc_separable);    // C < simd_w: pass engine
     EXPECT_FALSE(conf(16, {32}, {64}, data_type::bf16).nxc_separable);           // 1-D
+    // Direct 2-D f32/f16 whose H taps chain pairwise use the row-pair kernel.
+    EXPECT_TRUE(conf(256, {32, 32}, {64, 64}, data_type::f32).row_pairs);
+    EXPECT_FALSE(conf(256, {32, 32}, {64, 64}, data_type::bf16).row_pairs);  // separable
+    EXPECT_FALSE(conf(16, {15, 15}, {73, 73}, data_type::f32).row_pairs);     // >= 4x: separable
+    EXPECT_FALSE(conf(16, {8, 8, 8}, {16, 16, 16}, data_type::f32).row_pairs);  // 3-D
     const jit_conf s = conf(21, {64, 64}, {512, 512}, data_type::f32);
     EXPECT_EQ(s.row_out, 512 * 21);
     EXPECT_EQ(s.n_slots, 2);

@@ -10,5 +10,5 @@ threads=${THREADS:-1}
 out=${OUT_DIR:-$build/bench-report}
 mkdir -p "$out"
 cmake --build "$build" --target bench_peers xinterp_cli >/dev/null
-"$build/bench/bench_peers" --threads "$threads" --reps 9 | tee "$out/peers.txt"
+"$build/bench/bench_peers" --threads "$threads" --reps 15 | tee "$out/peers.txt"
 /usr/bin/python3 bench/torch_peer.py --build "$build" --threads "$threads" --reps 15 --peers "$out/peers.txt" | tee "$out/torch.txt"

@@ -141,8 +141,9 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         for (int64_t v = 0; v < c.ow_vecs && c.window; ++v) {
             int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {-1, -1};
             int64_t col = -1, tap[2] = {0, 0};  // output column o and its src columns i0, i1
-            for (int64_t e = v * w; e < std::min(c.row_out, (v + 1) * w); ++e) {
-                const int64_t o = e / c.flat_c, ch = e % c.flat_c;
+            // (o, ch) of element e: stepped along e, not divided out per element
+            const int64_t end = std::min(c.row_out, (v + 1) * w);
+            for (int64_t e = v * w, o = e / c.flat_c, ch = e % c.flat_c; e < end; ++e) {
                 if (o != col) {  // a column's taps serve all its flat_c channels
                     col = o;
                     if (lin) {
@@ -156,6 +157,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
                     const int64_t ix = tap[i] * c.flat_c + ch;
                     lo[i] = std::min(lo[i], ix), hi[i] = std::max(hi[i], ix);
                 }
+                if (++ch == c.flat_c) ch = 0, ++o;
             }
             c.window = hi[0] - lo[0] < w && hi[1] - lo[1] < w;
         }

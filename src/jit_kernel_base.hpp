@@ -36,7 +36,8 @@ protected:
     jit_tables tables_;
     // Every part's code, in one mapping: derived constructors generate inside an arena_scope
     // and seal() when done. Declared here so it outlives the derived classes' generators.
-    // Room for the largest kernel: 5 parts of at most 16 KiB (only touched pages are backed).
+    // Room for the largest kernel, the NXC driver's four 16 KiB parts (row, row_nt, row_pair,
+    // row_pair_nt), with a spare; only the pages code is written to get backed.
     code_arena arena_{size_t(6) * 16 * 1024};
 
     // Calls body(first_row, end_row, scratch) once per thread on a contiguous range of output

@@ -77,31 +77,18 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     const bool pairs = !kEvex && out_dt == data_type::bf16 && c.c_full >= 2;
     auto compute_pair = [&]() {
         if constexpr (!kEvex) {
-            const Ymm first(12), res(kT0);
+            const Ymm first(12);
             interp(simd_w, 0);
             vmovaps(first, vmm_hd0);
             interp(simd_w, simd_w * c.esize);
             cvt2_to_bf16(first, vmm_hd0);
-            if (!nt_) {
-                vmovdqu(ptr[reg_dst], res);
-            } else if (c.C % 16 == 0) {  // every pair starts 32-byte aligned
-                vmovntdq(ptr[reg_dst], res);
-            } else {  // pixels start 16-byte aligned only
-                vmovntdq(ptr[reg_dst], Xmm(kT0));
-                vextracti128(Xmm(kT1), res, 1);
-                vmovntdq(ptr[reg_dst + 16], Xmm(kT1));
-            }
+            store_bf16_pair(ptr[reg_dst], nt_, c.C % 16 == 0);  // else pixels start 16-byte aligned only
         }
     };
     Label l_ow, l_c;
     mov(reg_ow, c.OW);
     L(l_ow); {
-        mov(reg_p0, ptr[reg_tab]);
-        add(reg_p0, reg_row[0]);
-        mov(reg_p1, ptr[reg_tab + 8]);
-        add(reg_p1, reg_row[0]);
-        vbroadcastss(vmm_w0, ptr[reg_tab + 16]);
-        vbroadcastss(vmm_w1, ptr[reg_tab + 20]);
+        pixel_taps();
         auto advance = [&](int vecs) {
             add(reg_p0, vecs * simd_w * c.esize);
             add(reg_p1, vecs * simd_w * c.esize);
@@ -211,6 +198,17 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
     }
 }
 
+// This pixel's W taps (addresses in row 0) and weights, from its 24-byte table record.
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::pixel_taps() {
+    mov(reg_p0, ptr[reg_tab]);
+    add(reg_p0, reg_row[0]);
+    mov(reg_p1, ptr[reg_tab + 8]);
+    add(reg_p1, reg_row[0]);
+    vbroadcastss(vmm_w0, ptr[reg_tab + 16]);
+    vbroadcastss(vmm_w1, ptr[reg_tab + 20]);
+}
+
 // Rows x, y, z = src[0..2]: per channel vector the W steps W(x), W(y), W(z), each once; the
 // first output row is wh0 * W(x) + wh1 * W(y), the second wd0 * W(y) + wd1 * W(z), both in the
 // canonical order (the W results are the same bits a single-row call would form).
@@ -260,12 +258,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
     Label l_ow, l_c;
     mov(reg_ow, c.OW);
     L(l_ow); {
-        mov(reg_p0, ptr[reg_tab]);
-        add(reg_p0, reg_row[0]);
-        mov(reg_p1, ptr[reg_tab + 8]);
-        add(reg_p1, reg_row[0]);
-        vbroadcastss(vmm_w0, ptr[reg_tab + 16]);
-        vbroadcastss(vmm_w1, ptr[reg_tab + 20]);
+        pixel_taps();
         if (c.c_full > 0) {
             mov(reg_cnt, c.c_full);
             L(l_c); {

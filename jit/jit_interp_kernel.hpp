@@ -51,6 +51,7 @@ private:
 
     void gen_nxc_linear();
     void gen_nxc_linear_pair();
+    void pixel_taps();
     void gen_nxc_nearest();
 };
 

@@ -160,6 +160,20 @@ void jit_io::cvt2_to_bf16(const Ymm &x0, const Ymm &x1) {
     vpermq(t0, t2, 0xd8);
 }
 
+void jit_io::store_bf16_pair(const Address &a, bool nt, bool aligned32) {
+    const Ymm res(kT0);
+    if (!nt) {
+        vmovdqu(a, res);
+    } else if (aligned32) {
+        vmovntdq(a, res);
+    } else {
+        const RegExp e = a.getRegExp();
+        vmovntdq(ptr[e], Xmm(kT0));
+        vextracti128(Xmm(kT1), res, 1);
+        vmovntdq(ptr[e + 16], Xmm(kT1));
+    }
+}
+
 template <typename Vmm>
 void jit_io::store_f32(data_type dt, const Address &a, const Vmm &v, int64_t n, bool nt) {
     const Xmm xt(kT0);

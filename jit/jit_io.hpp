@@ -68,6 +68,9 @@ protected:
     // AVX2: the same rounding for two vectors at once, on packed 16-bit lanes after the
     // dword-domain rounding add; 16 results in order in Ymm(kT0). Neither input may be t0..t3.
     void cvt2_to_bf16(const Xbyak::Ymm &x0, const Xbyak::Ymm &x1);
+    // Stores cvt2_to_bf16's 16 results (32 bytes). NT stores need 32-byte alignment for one
+    // ymm store; where the caller only guarantees 16 (aligned32 false), two xmm halves.
+    void store_bf16_pair(const Xbyak::Address &a, bool nt, bool aligned32);
     // Ends the code: records text_size(), emits the constant pool, flips the buffer to RE.
     void finish_code();
 

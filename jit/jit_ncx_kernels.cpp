@@ -324,16 +324,7 @@ void jit_ncx_vblend<isa>::row(int out_es) {
                 blend(vmm_r, 0);
                 blend(r2, simd_w * 4);
                 cvt2_to_bf16(vmm_r, r2);
-                const Ymm res(kT0);
-                if (!nt_) {
-                    vmovdqu(ptr[reg_dst], res);
-                } else if (c.row_out % 16 == 0) {  // every pair starts 32-byte aligned
-                    vmovntdq(ptr[reg_dst], res);
-                } else {  // rows start 16-byte aligned only
-                    vmovntdq(ptr[reg_dst], Xmm(kT0));
-                    vextracti128(Xmm(kT1), res, 1);
-                    vmovntdq(ptr[reg_dst + 16], Xmm(kT1));
-                }
+                store_bf16_pair(ptr[reg_dst], nt_, c.row_out % 16 == 0);  // else rows start 16-byte aligned only
                 advance(2);
                 dec(reg_cnt);
                 jnz(l_pair, T_NEAR);

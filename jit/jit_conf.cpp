@@ -48,28 +48,38 @@ bool jit_uses_pass_engine(const problem &p, cpu_isa isa) {
     return p.fmt == data_format::ncx || p.c < simd_w_of(isa);
 }
 
-bool h_rows_rarely_shared(const problem &p) {
-    // Output rows that share a src row with the row before: each would be a W-row cache hit.
-    int64_t shared = 0;
+namespace {
+// How consecutive output rows' H taps relate (linear, one pass over OH): `shared`, rows that
+// share a src row with the row before (each a W-row cache hit); `chained`, rows whose i0 is the
+// row before's i1 (a row pair for the direct NXC kernel).
+struct h_links {
+    int64_t shared = 0, chained = 0;
+    bool rarely_shared(const problem &p) const { return shared * 4 <= p.out[1]; }
+};
+
+h_links scan_h_links(const problem &p) {
+    h_links r;
     linear_tap a = linear_coord(0, p.in[1], p.out[1], p.ctm);
     for (int64_t oh = 1; oh < p.out[1]; ++oh) {
         const linear_tap b = linear_coord(oh, p.in[1], p.out[1], p.ctm);
-        shared += b.i0 == a.i0 || b.i0 == a.i1 || b.i1 == a.i0 || b.i1 == a.i1;
+        r.shared += b.i0 == a.i0 || b.i0 == a.i1 || b.i1 == a.i0 || b.i1 == a.i1;
+        r.chained += a.i1 == b.i0;
         a = b;
     }
-    return shared * 4 <= p.out[1];
+    return r;
 }
 
-bool jit_uses_separable_nxc(const problem &p, cpu_isa isa) {
-    if (jit_uses_pass_engine(p, isa) || p.algorithm != alg::linear || p.k < 2) return false;
-    // Measured on the dev VM (Zen1), separable vs direct, same process, alternating:
-    // - bf16 0.52-0.68x on every suite shape: the direct kernel widens and interpolates every
-    //   tap per output row and is compute-bound; separable does the W step once per src row;
-    // - f32 and f16 gain only where a W row serves many output rows (8x up: 0.67-0.78x); at
-    //   2x they were 0.92-1.20x, so there the direct kernel stays.
-    const bool pays = p.dt == data_type::bf16 || p.out[1] >= 4 * p.in[1];
-    return pays && !h_rows_rarely_shared(p);
+// NXC linear (k >= 2, direct-kernel layout), measured on the dev VM (Zen1), separable vs
+// direct, same process, alternating:
+// - bf16 0.52-0.68x on every suite shape: the direct kernel widens and interpolates every tap
+//   per output row and is compute-bound; separable does the W step once per src row;
+// - f32 and f16 gain only where a W row serves many output rows (8x up: 0.67-0.78x); at 2x
+//   they were 0.92-1.20x, so there the direct kernel stays.
+// Never where rows are rarely shared: the direct kernel is that fusion already.
+bool separable_pays(const problem &p, const h_links &h) {
+    return (p.dt == data_type::bf16 || p.out[1] >= 4 * p.in[1]) && !h.rarely_shared(p);
 }
+}  // namespace
 
 bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not) {
     std::string why;
@@ -107,6 +117,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     if (!jit_can_serve(p, isa, &c.why_not)) return c;
     const int64_t w = c.simd_w;
     c.pass_engine = jit_uses_pass_engine(p, isa);
+    const h_links hl = lin && c.k >= 2 ? scan_h_links(p) : h_links{};
     if (!c.pass_engine) {
         c.c_full = c.C / w;
         c.c_tail = c.C % w;
@@ -115,17 +126,8 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.rows = p.n * p.out[0] * p.out[1];
         c.src_row_bytes = c.IW * c.C * c.esize;
         c.dst_row_bytes = c.OW * c.C * c.esize;
-        c.nxc_separable = jit_uses_separable_nxc(p, isa);
-        if (lin && c.k == 2 && !c.nxc_separable) {
-            int64_t chained = 0;
-            linear_tap a = linear_coord(0, p.in[1], p.out[1], p.ctm);
-            for (int64_t oh = 1; oh < p.out[1]; ++oh) {
-                const linear_tap b = linear_coord(oh, p.in[1], p.out[1], p.ctm);
-                chained += a.i1 == b.i0;
-                a = b;
-            }
-            c.row_pairs = chained * 4 >= p.out[1];
-        }
+        c.nxc_separable = lin && c.k >= 2 && separable_pays(p, hl);
+        c.row_pairs = lin && c.k == 2 && !c.nxc_separable && hl.chained * 4 >= p.out[1];
         if (c.nxc_separable) {  // scratch rows and the blends see flat rows of OW * C elements
             set_flat_rows(c, c.C);
             c.n_slots = 2 * c.nd;
@@ -168,7 +170,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.stage = !c.window && c.esize == 2 && !c.gather_by_insert;
         // Record: a simd_w*4-byte header (window bases), then index vectors and weights.
         c.rec_bytes = static_cast<int>(w * 4 * (lin ? 5 : 2));
-        c.fuse_h = lin && c.k >= 2 && h_rows_rarely_shared(p);
+        c.fuse_h = lin && c.k >= 2 && hl.rarely_shared(p);
         c.n_slots = lin && !c.fuse_h ? 2 * c.nd : 0;
         const int64_t stage_bytes = c.stage ? c.iw_pad * 4 * (c.fuse_h ? 2 : 1) : 0;
         int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 && c.fuse_h ? 2 : 0)) * c.ow_pad * 4 : 0;

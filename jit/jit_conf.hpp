@@ -32,7 +32,7 @@ struct jit_conf {
     // once, as an f32 scratch row of OW * C elements (row_out, ow_* below), and the pass
     // engine's blends form H and D from those rows, as for NCX. The direct row kernel redoes
     // the W step for every output row that uses a src row (2x up: twice; 8x up: 8 times).
-    // Chosen where measured to pay (jit_uses_separable_nxc): bf16, or H upsampling >= 4x; never
+    // Chosen where measured to pay (separable_pays in jit_conf.cpp): bf16, or H upsampling >= 4x; never
     // where output rows rarely share src rows (fuse_h's rule), where the direct kernel is
     // that fusion already.
     bool nxc_separable = false;
@@ -103,9 +103,6 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa);
 // serve p, and whether it runs on the separable pass engine (NCX, or NXC with C < simd_w).
 bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not);
 bool jit_uses_pass_engine(const problem &p, cpu_isa isa);
-// Whether at most a quarter of consecutive output rows share an H src row (linear).
-bool h_rows_rarely_shared(const problem &p);
-bool jit_uses_separable_nxc(const problem &p, cpu_isa isa);
 // The dst size from which NT stores pay: XINTERP_NT_MIN_BYTES, else half the last-level cache
 // and at least 4 MiB. A dst that fits the LLC is better left there, for the next op and for
 // repeated runs (on the dev VM, 4 MiB outputs ran 1.4x slower with NT; 16 MiB, 1.1x faster).

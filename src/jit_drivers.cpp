@@ -16,7 +16,7 @@ using detail::part;
 template <cpu_isa kIsa>
 class jit_nxc_kernel : public jit_kernel_base {
 public:
-    jit_nxc_kernel(const problem &p, cpu_isa isa) : jit_kernel_base(p, isa) {
+    jit_nxc_kernel(const problem &p, cpu_isa isa, jit_conf conf) : jit_kernel_base(p, isa, std::move(conf)) {
         {
             arena_scope in(arena_);
             gen_ = std::make_unique<gen_t>(conf_, false);
@@ -107,10 +107,12 @@ private:
     }
 };
 
+// The conf is made once here and decides the driver.
 template <cpu_isa kIsa>
 std::shared_ptr<kernel> make_for(const problem &p) {
-    if (jit_uses_pass_engine(p, kIsa) || jit_uses_separable_nxc(p, kIsa)) return detail::make_pass_kernel(p, kIsa);
-    return std::make_shared<jit_nxc_kernel<kIsa>>(p, kIsa);
+    jit_conf c = make_jit_conf(p, kIsa);
+    if (c.ok && (c.pass_engine || c.nxc_separable)) return detail::make_pass_kernel(p, kIsa, std::move(c));
+    return std::make_shared<jit_nxc_kernel<kIsa>>(p, kIsa, std::move(c));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "../jit/jit_conf.hpp"
@@ -26,7 +27,8 @@ inline kernel::code_part part(const char *role, const jit_io &g) { return {role,
 // The part every driver shares: conf, tables, and the per-thread loop.
 class jit_kernel_base : public kernel {
 public:
-    jit_kernel_base(const problem &p, cpu_isa isa) : kernel(p, isa), conf_(make_jit_conf(p, isa)) {
+    // conf: make_jit_conf(p, isa), computed once by the dispatcher that picked the driver.
+    jit_kernel_base(const problem &p, cpu_isa isa, jit_conf conf) : kernel(p, isa), conf_(std::move(conf)) {
         if (!conf_.ok) throw error(status::unimplemented, "jit: " + conf_.why_not);
         tables_ = make_jit_tables(p, conf_);
     }
@@ -120,7 +122,7 @@ protected:
 };
 
 // The separable pass driver (src/jit_pass_driver.cpp), for NCX, small-C NXC and separable NXC.
-std::shared_ptr<kernel> make_pass_kernel(const problem &p, cpu_isa isa);
+std::shared_ptr<kernel> make_pass_kernel(const problem &p, cpu_isa isa, jit_conf conf);
 
 }  // namespace detail
 }  // namespace xinterp

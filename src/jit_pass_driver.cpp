@@ -26,7 +26,7 @@ public:
 
     using wrow_t = jit_interp_kernel<kIsa>;
 
-    jit_ncx_kernel(const problem &p, cpu_isa isa) : jit_kernel_base(p, isa) {
+    jit_ncx_kernel(const problem &p, cpu_isa isa, jit_conf conf) : jit_kernel_base(p, isa, std::move(conf)) {
         {
             arena_scope in(arena_);
             generate_parts(p);
@@ -34,6 +34,34 @@ public:
         arena_.seal();
     }
 
+    std::vector<code_part> parts() const override {
+        const bool fused = conf_.fuse_h;
+        const bool plane = conf_.plane_mode;
+        const std::string w = fused ? "whpass" : plane ? "wplane" : "wpass";
+        std::vector<code_part> v{wrow_ ? part("wrow", *wrow_) : part(w.c_str(), *wpass_)};
+        if (wpass_nt_) v.push_back(part((w + "_nt").c_str(), *wpass_nt_));
+        const std::string blend = std::string(plane ? "plane_" : "") + (prob().k == 3 && !fused ? "blend_hd" : "blend");
+        if (blend_final_) v.push_back(part(blend.c_str(), *blend_final_));
+        if (blend_final_nt_) v.push_back(part((blend + "_nt").c_str(), *blend_final_nt_));
+        return v;
+    }
+
+    void execute(const void *src, void *dst) const override {
+        if (prob().empty()) return;
+        const bool nt = use_nt(dst);
+        for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
+            if (prob().algorithm == alg::nearest)
+                run_nearest(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+            else if (conf_.plane_mode && conf_.fuse_h)
+                run_tabled_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+            else if (conf_.plane_mode)
+                run_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+            else
+                run_linear(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+        });
+    }
+
+private:
     void generate_parts(const problem &p) {
         const bool lin = p.algorithm == alg::linear;
         const bool fused = conf_.fuse_h;
@@ -62,35 +90,7 @@ public:
             }
         }
     }
-    std::vector<code_part> parts() const override {
-        const bool fused = conf_.fuse_h;
-        const bool plane = conf_.plane_mode;
-        std::vector<code_part> v{wrow_ ? part("wrow", *wrow_)
-                                       : part(fused ? "whpass" : plane ? "wplane" : "wpass", *wpass_)};
-        if (wpass_nt_) v.push_back(part(fused ? "whpass_nt" : "wpass_nt", *wpass_nt_));
-        const std::string blend = std::string(plane ? "plane_" : "") + (prob().k == 3 && !fused ? "blend_hd" : "blend");
-        // (nearest plane mode: the W pass is the whole kernel, "wplane")
-        if (blend_final_) v.push_back(part(blend.c_str(), *blend_final_));
-        if (blend_final_nt_) v.push_back(part((blend + "_nt").c_str(), *blend_final_nt_));
-        return v;
-    }
 
-    void execute(const void *src, void *dst) const override {
-        if (prob().empty()) return;
-        const bool nt = use_nt(dst);
-        for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
-            if (prob().algorithm == alg::nearest)
-                run_nearest(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
-            else if (conf_.plane_mode && conf_.fuse_h)
-                run_tabled_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
-            else if (conf_.plane_mode)
-                run_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
-            else
-                run_linear(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
-        });
-    }
-
-private:
     std::unique_ptr<wpass_t> wpass_, wpass_nt_;
     std::unique_ptr<wrow_t> wrow_;
     std::unique_ptr<vblend_t> blend_final_, blend_final_nt_;
@@ -302,11 +302,12 @@ private:
 
 }  // namespace
 
-std::shared_ptr<kernel> make_pass_kernel(const problem &p, cpu_isa isa) {
+std::shared_ptr<kernel> make_pass_kernel(const problem &p, cpu_isa isa, jit_conf conf) {
     switch (isa) {
-        case cpu_isa::avx2: return std::make_shared<jit_ncx_kernel<cpu_isa::avx2>>(p, isa);
-        case cpu_isa::avx512_core: return std::make_shared<jit_ncx_kernel<cpu_isa::avx512_core>>(p, isa);
-        case cpu_isa::avx512_core_bf16: return std::make_shared<jit_ncx_kernel<cpu_isa::avx512_core_bf16>>(p, isa);
+        case cpu_isa::avx2: return std::make_shared<jit_ncx_kernel<cpu_isa::avx2>>(p, isa, std::move(conf));
+        case cpu_isa::avx512_core: return std::make_shared<jit_ncx_kernel<cpu_isa::avx512_core>>(p, isa, std::move(conf));
+        case cpu_isa::avx512_core_bf16:
+            return std::make_shared<jit_ncx_kernel<cpu_isa::avx512_core_bf16>>(p, isa, std::move(conf));
         default: break;
     }
     throw error(status::unimplemented, std::string("jit: no kernels for ") + cpu_isa_name(isa));

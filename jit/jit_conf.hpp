@@ -93,6 +93,15 @@ struct jit_conf {
     // vector-aligned dst stays aligned; the driver then also generates an NT variant and uses
     // it for dst pointers aligned to simd_w * 4 bytes.
     bool nt_eligible = false;
+    // Nearest with an NT-sized dst whose rows cannot take aligned NT stores (NXC pixels that
+    // are not whole vectors, as f32 C = 21; NCX rows of OW % simd_w != 0): the row kernel writes
+    // a row into per-thread scratch at stream_off, where it stays in L1/L2, and a stream copy
+    // (jit_stream_copy.hpp) writes it with aligned NT stores to each dst row that repeats its
+    // src row. Only where H upsampling by 2x or more makes rows repeat; rows over kStreamRowMax
+    // would not stay in L2. Otherwise plain stores.
+    static constexpr int64_t kStreamRowMax = int64_t(256) << 10;
+    bool nt_stream = false;
+    int64_t stream_off = 0;
 
     int64_t rows = 0;                  // kernel calls per execution
     int64_t src_row_bytes = 0, dst_row_bytes = 0;
@@ -127,6 +136,12 @@ struct jit_pass_args {
     float wd0, wd1;     // 3-D blend: D weights
     int64_t rows;       // plane kernels: rows to do
     const void *rtab;   // nearest plane W pass: per output row, the s64 byte offset of its src row
+};
+
+// The stream copy's ABI: one row of jit_conf::dst_row_bytes from src to dst (any alignment).
+struct jit_copy_args {
+    const void *src;
+    void *dst;
 };
 
 struct jit_args {

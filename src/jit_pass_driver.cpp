@@ -6,6 +6,7 @@
 
 #include "../jit/jit_interp_kernel.hpp"
 #include "../jit/jit_ncx_kernels.hpp"
+#include "../jit/jit_stream_copy.hpp"
 #include "jit_kernel_base.hpp"
 
 namespace xinterp {
@@ -43,6 +44,7 @@ public:
         const std::string blend = std::string(plane ? "plane_" : "") + (prob().k == 3 && !fused ? "blend_hd" : "blend");
         if (blend_final_) v.push_back(part(blend.c_str(), *blend_final_));
         if (blend_final_nt_) v.push_back(part((blend + "_nt").c_str(), *blend_final_nt_));
+        if (stream_) v.push_back(part("row_stream", *stream_));
         return v;
     }
 
@@ -78,6 +80,10 @@ private:
             wpass_nt_ = std::make_unique<wpass_t>(conf_, true, true, fused, conf_.plane_mode);
             wpass_nt_->generate();
         }
+        if (conf_.nt_stream) {
+            stream_ = std::make_unique<jit_stream_copy>(conf_.dst_row_bytes);
+            stream_->generate();
+        }
         // The final blend: H of two W rows (2-D); H and D of four W rows (3-D); or D of the two
         // fused H results (3-D, fused).
         if (lin && p.k >= 2 && !(fused && p.k == 2)) {
@@ -94,6 +100,7 @@ private:
     std::unique_ptr<wpass_t> wpass_, wpass_nt_;
     std::unique_ptr<wrow_t> wrow_;
     std::unique_ptr<vblend_t> blend_final_, blend_final_nt_;
+    std::unique_ptr<jit_stream_copy> stream_;
 
     // Index of src row (plane, id, ih) among all src rows: its key and its offset / row bytes.
     int64_t src_row(int64_t plane, int64_t id, int64_t ih) const {
@@ -107,11 +114,24 @@ private:
         a.scratch = scratch;
         const auto fn = pick(nt, wpass_, wpass_nt_);
         if (conf_.plane_mode) return run_tabled_planes(r0, r1, src, dst, scratch, nt);
+        const auto stream_fn = stream_ ? stream_->fn() : nullptr;
+        uint8_t *row_buf = scratch + conf_.stream_off;
         int64_t prev = -1;
         row_id o = split(r0);
         for (int64_t r = r0; r < r1; ++r, step(o)) {
             const int64_t key = src_row(o.plane, tables_.d.nearest[o.od], tables_.h.nearest[o.oh]);
             uint8_t *out = dst + r * conf_.dst_row_bytes;
+            if (stream_fn) {  // the row once into scratch, then streamed to each row that repeats it
+                if (key != prev) {
+                    a.src = src + key * conf_.src_row_bytes;
+                    a.dst = row_buf;
+                    fn(&a);
+                    prev = key;
+                }
+                const jit_copy_args ca{row_buf, out};
+                stream_fn(&ca);
+                continue;
+            }
             // The same src row as the row just written: a bit copy, unless that row went out
             // with NT stores (then it is in DRAM, and the W pass from the cached src is cheaper).
             if (key == prev && !nt) {

@@ -65,6 +65,13 @@ TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
                      << cpu_isa_name(kernel_isa_for(isa)) << " kernels, checked in that tier's case";
     const tier_rules rules = rules_for(isa);
     size_t kernels = 0, insns = 0, bf16_insns = 0;
+    // Every dst counts as NT-sized, so the NT variants and the stream copy are generated and
+    // checked too (create_kernel does not cache: nothing outlives the scope).
+    struct nt_everywhere {
+        nt_everywhere() { set_nt_min_bytes_for_testing(1); }
+        ~nt_everywhere() { set_nt_min_bytes_for_testing(0); }
+    } nt;
+    size_t nt_parts = 0;
     for (int spelling : {0, 1})  // both gather spellings of the pass engine
     for (const op_desc &d : representative_set()) {
         set_gather_spelling_for_testing(spelling);
@@ -73,6 +80,7 @@ TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
         ASSERT_NE(k->code(), nullptr);
         ++kernels;
         for (const auto &pt : k->parts()) {
+            nt_parts += pt.role.find("_nt") != std::string::npos || pt.role == "row_stream";
             size_t off = 0;
             while (off < pt.text) {
                 ZydisDisassembledInstruction in;
@@ -101,6 +109,7 @@ TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
     RecordProperty("kernels", static_cast<int>(kernels));
     RecordProperty("instructions", static_cast<int>(insns));
     EXPECT_EQ(kernels, 2 * 108u);
+    EXPECT_GT(nt_parts, 0u);
     if (rules.bf16) {
         EXPECT_GT(bf16_insns, 0u) << "the bf16 tier must actually use vcvtneps2bf16";
     }

@@ -245,11 +245,11 @@ TEST(jit_bitwise, runtime_sizes_change_the_kernel) {
     EXPECT_EQ(std::memcmp(dst.data(), ref.data(), ref.size() * 4), 0);
 }
 
-// Sets the NT threshold to 4 MiB for a scope (the default is half the host's LLC), with the
-// cache cleared around it: the threshold is not in the cache key.
-struct nt_threshold_4mib {
-    nt_threshold_4mib() { set(size_t(4) << 20); }
-    ~nt_threshold_4mib() { set(0); }
+// Sets the NT threshold (4 MiB unless given; the default is half the host's LLC) for a scope,
+// with the cache cleared around it: the threshold is not in the cache key.
+struct nt_threshold {
+    explicit nt_threshold(size_t bytes = size_t(4) << 20) { set(bytes); }
+    ~nt_threshold() { set(0); }
     static void set(size_t b) {
         set_nt_min_bytes_for_testing(b);
         clear_cache();
@@ -261,7 +261,7 @@ struct nt_threshold_4mib {
 // the other one. NXC linear C = 16 runs separably at bf16 (the blends' NT variant).
 TEST(jit_bitwise, non_temporal_stores_for_large_outputs) {
     REQUIRE_AVX2();
-    nt_threshold_4mib nt;
+    nt_threshold nt;
     for (auto f : kFmts)
         for (auto m : kModes)
             for (auto t : {data_type::f32, data_type::bf16}) {
@@ -284,6 +284,58 @@ TEST(jit_bitwise, non_temporal_stores_for_large_outputs) {
                     ASSERT_EQ(std::memcmp(dst.data(), ref.data(), ref.size()), 0) << describe(d) << " aligned=" << aligned;
                 }
             }
+}
+
+// Nearest with NT-sized dst. NXC pixels of whole vectors take the NT row kernel; others (f32
+// C = 21, and bf16 C = 24, whose 48-byte pixels once met an aligned NT store at a 16-byte
+// boundary and faulted) stream each row from scratch where H upsampling (>= 2x) repeats rows,
+// as do NCX rows of OW % simd_w != 0; H downsampling keeps plain stores. Rows of 72 bytes (the copy's shortest
+// kind: head, one aligned vector, overlapping tail), repeated rows (H up), rows that never
+// repeat (H down), at 1 and 2 threads; the guard pages catch a byte written outside dst.
+TEST(jit_bitwise, non_temporal_nxc_nearest_row_stream) {
+    REQUIRE_AVX2();
+    nt_threshold nt(1);  // every dst counts as large
+    const int saved = omp_get_max_threads();
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+        {{5, 7}, {300, 2}}, {{37, 41}, {97, 53}}, {{161, 45}, {40, 61}}, {{3, 5, 7}, {7, 9, 13}}};
+    uint32_t seed = 40;
+    for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        for (const auto &cs : cases)
+            for (int64_t c : {9, 21, 24, 32})
+                for (auto t : kTypes)
+                    for (auto ct : kCtms) {
+                        const auto d = problem_builder().src(layout(data_format::nxc, 1, c, cs.first)).sizes(cs.second).mode(mode::nearest).ctm(ct).dt(t);
+                        const jit_conf cf = make_jit_conf(make_problem(d), cpu_isa::avx2);
+                        const bool whole = c * static_cast<int64_t>(xt::esize(t)) % 32 == 0;
+                        EXPECT_EQ(cf.nt_eligible, whole) << describe(d);
+                        const int64_t row = cs.second.back() * c * static_cast<int64_t>(xt::esize(t));
+                        const bool up = cs.second[cs.second.size() - 2] >= 2 * cs.first[cs.first.size() - 2];
+                        EXPECT_EQ(cf.nt_stream, !whole && row >= 64 && up) << describe(d);  // 36-byte rows: plain stores
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads;
+                    }
+    }
+    // Per-row nearest on the pass engine: NCX rows of OW % simd_w != 0 (over 512 bytes, so not
+    // plane mode), and NXC with C < simd_w (flat rows of OW * C elements).
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> wide = {
+        {{37, 41}, {97, 301}}, {{161, 45}, {40, 301}}, {{3, 4, 7}, {7, 9, 301}}};
+    for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        for (const auto &cs : wide)
+            for (auto f : kFmts)
+                for (auto t : kTypes) {
+                    const int64_t c = f == data_format::ncx ? 2 : 3;
+                    const auto d = problem_builder().src(layout(f, 1, c, cs.first)).sizes(cs.second).fmt(f).mode(mode::nearest).dt(t);
+                    const jit_conf cf = make_jit_conf(make_problem(d), cpu_isa::avx2);
+                    const bool up = cs.second[cs.second.size() - 2] >= 2 * cs.first[cs.first.size() - 2];
+                    EXPECT_TRUE(cf.pass_engine && !cf.plane_mode && !cf.nt_eligible) << describe(d);
+                    EXPECT_EQ(cf.nt_stream, up) << describe(d);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads;
+                }
+    }
+    omp_set_num_threads(saved);
 }
 
 // The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both
@@ -372,7 +424,7 @@ TEST(jit_conf, fused_h_step_only_without_row_reuse) {
 // Plane mode's NT variants: short NCX rows (512 bytes), nearest and linear.
 TEST(jit_bitwise, non_temporal_plane_mode) {
     REQUIRE_AVX2();
-    nt_threshold_4mib nt;
+    nt_threshold nt;
     for (auto m : kModes)
         for (auto t : kTypes) {
             const int64_t ow = 512 / static_cast<int64_t>(xt::esize(t));
@@ -388,7 +440,7 @@ TEST(jit_bitwise, non_temporal_plane_mode) {
 // the separable path.
 TEST(jit_bitwise, non_temporal_direct_nxc_bf16_pairs) {
     REQUIRE_AVX2();
-    nt_threshold_4mib nt;
+    nt_threshold nt;
     for (int64_t c : {32, 24}) {
         const auto d = problem_builder().src({1, 96, 40, c}).sizes({24, 4096}).mode(mode::linear).dt(data_type::bf16);
         const jit_conf cf = make_jit_conf(make_problem(d), cpu_isa::avx2);
@@ -400,7 +452,7 @@ TEST(jit_bitwise, non_temporal_direct_nxc_bf16_pairs) {
 // The direct NXC linear row kernel's NT variant (f32 at 2x: not separable).
 TEST(jit_bitwise, non_temporal_direct_nxc_linear) {
     REQUIRE_AVX2();
-    nt_threshold_4mib nt;
+    nt_threshold nt;
     const auto d = problem_builder().src({1, 181, 181, 16}).sizes({362, 362}).mode(mode::linear);
     const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
     EXPECT_TRUE(c.nt_eligible);
@@ -411,7 +463,7 @@ TEST(jit_bitwise, non_temporal_direct_nxc_linear) {
 
 TEST(jit_bitwise, non_temporal_fused_h) {
     REQUIRE_AVX2();
-    nt_threshold_4mib nt;
+    nt_threshold nt;
     for (auto t : kTypes) {
         const int64_t w = 8192 / static_cast<int64_t>(xt::esize(t));  // 8 KiB rows
         const auto d = problem_builder().src({1, 1, 4 * 512, w}).sizes({512, w}).fmt(data_format::ncx).mode(mode::linear).dt(t);
@@ -433,6 +485,14 @@ TEST(jit_conf, nt_threshold_follows_the_last_level_cache) {
     set_nt_min_bytes_for_testing(p.dst_bytes);
     EXPECT_TRUE(make_jit_conf(p, cpu_isa::avx2).nt_eligible);
     set_nt_min_bytes_for_testing(0);
+    // seg_8x nearest NXC (C = 21 f32: 84-byte pixels) streams its 43008-byte rows through scratch.
+    const auto seg = problem_builder().src({1, 64, 64, 21}).sizes({512, 512}).mode(mode::nearest);
+    set_nt_min_bytes_for_testing(make_problem(seg).dst_bytes);
+    const jit_conf s = make_jit_conf(make_problem(seg), cpu_isa::avx2);
+    EXPECT_TRUE(s.nt_stream && !s.nt_eligible);
+    EXPECT_EQ(s.scratch_bytes, 512 * 21 * 4);
+    set_nt_min_bytes_for_testing(0);
+    EXPECT_EQ(make_jit_conf(make_problem(seg), cpu_isa::avx2).nt_stream, make_problem(seg).dst_bytes >= nt_min_bytes());
 }
 
 // NXC linear runs separably (W rows once, then blends) for bf16 and for >= 4x H upsampling,

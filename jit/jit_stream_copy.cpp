@@ -1,0 +1,113 @@
+#include "jit_stream_copy.hpp"
+
+#include <cstddef>
+
+namespace xinterp {
+
+using namespace Xbyak;
+
+// ymm on every tier: the write-combining buffers fill 64-byte lines from 32-byte NT stores as
+// well as from 64-byte ones, and the copy then needs no opmask or EVEX spelling.
+jit_stream_copy::jit_stream_copy(int64_t bytes) : jit_io(1024, 8), bytes_(bytes) {
+    if (bytes < 1) throw error(status::runtime_error, "jit: stream copy of an empty row");
+}
+
+// NT stores write whole 64-byte lines only: a line that mixes NT and plain stores, or that the
+// write-combining buffer evicts half full, goes to DRAM as a partial write (a read-modify-write
+// there), and a plain store to a line still in a WC buffer flushes that buffer. So the partial
+// lines at either end of the row (dst has any alignment; consecutive rows share them) take
+// plain stores, and the full lines between them NT stores.
+void jit_stream_copy::generate() {
+    const Reg64 reg_args = rdi, reg_src = rsi, reg_dst = rdx, reg_n = rcx, reg_len = rax, reg_t = r8;
+    const Ymm va(0), vb(1);
+    mov(reg_src, ptr[reg_args + static_cast<int>(offsetof(jit_copy_args, src))]);
+    mov(reg_dst, ptr[reg_args + static_cast<int>(offsetof(jit_copy_args, dst))]);
+
+    // Copies reg_len (0..63) bytes from reg_src to reg_dst with plain stores, as two
+    // overlapping moves of the largest width that fits (the standard small-memcpy shape), and
+    // advances both pointers by reg_len.
+    auto copy_small = [&]() {
+        Label l_lt32, l_lt16, l_lt8, l_lt4, l_lt2, l_none, l_done;
+        cmp(reg_len, 32);
+        jb(l_lt32, T_NEAR);
+        vmovdqu(va, ptr[reg_src]);
+        vmovdqu(vb, ptr[reg_src + reg_len - 32]);
+        vmovdqu(ptr[reg_dst], va);
+        vmovdqu(ptr[reg_dst + reg_len - 32], vb);
+        jmp(l_done, T_NEAR);
+        L(l_lt32);
+        cmp(reg_len, 16);
+        jb(l_lt16, T_NEAR);
+        vmovdqu(Xmm(0), ptr[reg_src]);
+        vmovdqu(Xmm(1), ptr[reg_src + reg_len - 16]);
+        vmovdqu(ptr[reg_dst], Xmm(0));
+        vmovdqu(ptr[reg_dst + reg_len - 16], Xmm(1));
+        jmp(l_done, T_NEAR);
+        L(l_lt16);  // under 16 bytes: pairs of general-register moves (r9, r10 are free here)
+        cmp(reg_len, 8);
+        jb(l_lt8, T_NEAR);
+        mov(r9, qword[reg_src]);
+        mov(r10, qword[reg_src + reg_len - 8]);
+        mov(qword[reg_dst], r9);
+        mov(qword[reg_dst + reg_len - 8], r10);
+        jmp(l_done, T_NEAR);
+        L(l_lt8);
+        cmp(reg_len, 4);
+        jb(l_lt4, T_NEAR);
+        mov(r9d, dword[reg_src]);
+        mov(r10d, dword[reg_src + reg_len - 4]);
+        mov(dword[reg_dst], r9d);
+        mov(dword[reg_dst + reg_len - 4], r10d);
+        jmp(l_done, T_NEAR);
+        L(l_lt4);
+        cmp(reg_len, 2);
+        jb(l_lt2, T_NEAR);
+        mov(r9w, word[reg_src]);
+        mov(r10w, word[reg_src + reg_len - 2]);
+        mov(word[reg_dst], r9w);
+        mov(word[reg_dst + reg_len - 2], r10w);
+        jmp(l_done, T_NEAR);
+        L(l_lt2);
+        test(reg_len, reg_len);
+        jz(l_none, T_NEAR);
+        mov(r9b, byte[reg_src]);
+        mov(byte[reg_dst], r9b);
+        L(l_none);
+        L(l_done);
+        add(reg_src, reg_len);
+        add(reg_dst, reg_len);
+    };
+
+    // head = min((-dst) & 63, bytes); full lines n = (bytes - head) / 64; the rest is the tail.
+    mov(reg_len, reg_dst);
+    neg(reg_len);
+    and_(reg_len, 63);
+    mov(reg_t, bytes_);  // 64-bit immediate: rows may be large
+    cmp(reg_len, reg_t);
+    cmovg(reg_len, reg_t);
+    sub(reg_t, reg_len);  // bytes after the head
+    copy_small();
+    mov(reg_n, reg_t);
+    shr(reg_n, 6);
+    and_(reg_t, 63);
+    Label l_loop, l_tail;
+    test(reg_n, reg_n);
+    jz(l_tail, T_NEAR);
+    L(l_loop);  // one line per trip
+    vmovdqu(va, ptr[reg_src]);
+    vmovdqu(vb, ptr[reg_src + 32]);
+    vmovntdq(ptr[reg_dst], va);
+    vmovntdq(ptr[reg_dst + 32], vb);
+    add(reg_src, 64);
+    add(reg_dst, 64);
+    dec(reg_n);
+    jnz(l_loop, T_NEAR);
+    L(l_tail);
+    mov(reg_len, reg_t);
+    copy_small();
+    vzeroupper();
+    ret();
+    finish_code();
+}
+
+}  // namespace xinterp

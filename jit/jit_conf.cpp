@@ -128,6 +128,16 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.dst_row_bytes = c.OW * c.C * c.esize;
         c.nxc_separable = lin && c.k >= 2 && separable_pays(p, hl);
         c.row_pairs = lin && c.k == 2 && !c.nxc_separable && hl.chained * 4 >= p.out[1];
+        // Nearest, pixels of whole vectors: rows that repeat their src row come in pairs from
+        // one call (H up >= 2x; not with NT stores, below), and any other repeat is
+        // regenerated; pixels that are not whole vectors copy a repeated row instead. A/B on
+        // the dev VM against copying: pairs ran yolo_2x f32 0.89x, bf16 0.73x, fpn_2x f32
+        // 0.7-0.9x; copying ran 0.45-0.9x the time of regenerating on c17, c23 and bf16
+        // C = 21, whose per-pixel tails cost more than a memcpy of the row.
+        if (!lin) {
+            c.row_pairs = c.c_bytes % (w * 4) == 0 && p.out[1] >= 2 * p.in[1];
+            c.copy_rows = c.c_bytes % (w * 4) != 0;
+        }
         if (c.nxc_separable) {  // scratch rows and the blends see flat rows of OW * C elements
             set_flat_rows(c, c.C);
             c.n_slots = 2 * c.nd;
@@ -202,7 +212,12 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     c.nt_eligible = big && span % w == 0;
     // NXC nearest copies a pixel in simd_w * 4-byte vectors whatever the dtype, so its NT stores
     // stay aligned only for pixels of whole vectors (bf16 C = 24 is not).
-    if (!lin && !c.pass_engine) c.nt_eligible = big && c.c_bytes % (w * 4) == 0;
+    if (!lin && !c.pass_engine) {
+        c.nt_eligible = big && c.c_bytes % (w * 4) == 0;
+        // With NT stores nearest rows go singly: the pair kernel's two interleaved NT streams
+        // ran vol_2x NXC 1.3x slower (more write-combining buffers open at once).
+        if (c.nt_eligible) c.row_pairs = false;
+    }
     // Nearest rows that cannot take aligned NT stores stream through scratch instead (per-row
     // drivers only: plane mode writes a plane of short rows per call), where H upsampling by 2x
     // or more repeats each row. A/B on the dev VM, against plain stores: 8-9x up 1.3-1.5x

@@ -42,6 +42,11 @@ struct jit_conf {
     // ops and 3 instead of 4 loads per output vector). Set when at least a quarter of the
     // rows chain.
     bool row_pairs = false;
+    // NXC nearest: two consecutive output rows of one src row go to the row-pair kernel, which
+    // stores every loaded vector twice (row_pairs, for pixels of whole vectors and H up >= 2x);
+    // with copy_rows, a row that repeats the previous row's src row is a memcpy of it (pixels
+    // that are not whole vectors), else it is regenerated.
+    bool copy_rows = false;
 
     // NCX runs as separable passes (jit_ncx_kernels.hpp), and so does NXC with C < simd_w, whose
     // per-pixel vectors would be all tail: its rows are flat rows of W*C elements, element
@@ -152,6 +157,7 @@ struct jit_args {
     float wd[2];         // D weights (linear, k == 3); row-pair kernel: the second row's H weights
 };
 // The row-pair kernel (jit_conf::row_pairs) reads src[0..2] as the three src rows (the first
-// output row blends rows 0 and 1, the second rows 1 and 2) and writes dst and the row after.
+// output row blends rows 0 and 1, the second rows 1 and 2) and writes dst and the row after;
+// nearest's reads src[0] and writes it to both.
 
 }  // namespace xinterp

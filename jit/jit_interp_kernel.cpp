@@ -1,6 +1,7 @@
 #include "jit_interp_kernel.hpp"
 
 #include <cstddef>
+#include <functional>
 
 namespace xinterp {
 
@@ -137,14 +138,29 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
 
 // Nearest NXC is a bit copy of C * esize bytes per pixel: whole vectors, then the rest as an
 // overlapping vector (or exact 8/4/2-byte moves under 16 bytes), so no byte outside the pixel
-// is touched and no dtype logic is needed.
+// is touched and no dtype logic is needed. The pair variant (conf.row_pairs) writes every
+// loaded vector to two consecutive dst rows that share their src row.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::gen_nxc_nearest() {
     const jit_conf &c = conf_;
     const int vlen = simd_w * 4;
     const int64_t full = c.c_bytes / vlen;
     const int rem = static_cast<int>(c.c_bytes % vlen);
+    const Reg64 reg_dst_b = reg_row[3];  // pair: the second row, dst_row_bytes on
     mov(reg_dst, ARG(dst));
+    if (pair_) {
+        mov(reg_dst_b, c.dst_row_bytes);  // a 64-bit immediate: rows may exceed 2^31 bytes
+        add(reg_dst_b, reg_dst);
+    }
+    // Every store goes to dst, and in the pair variant to the same offset of the second row.
+    auto to_rows = [&](const std::function<void(const Reg64 &)> &store) {
+        store(reg_dst);
+        if (pair_) store(reg_dst_b);
+    };
+    auto advance = [&](int bytes) {
+        add(reg_dst, bytes);
+        if (pair_) add(reg_dst_b, bytes);
+    };
     mov(reg_tab, ARG(wtab));
     mov(reg_row[0], ARG(src[0]));
     Label l_ow, l_v;
@@ -157,11 +173,13 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
             L(l_v); {
                 if constexpr (kEvex) vmovdqu32(vmm_a, ptr[reg_p0]);
                 else vmovdqu(vmm_a, ptr[reg_p0]);
-                if (nt_) vmovntdq(ptr[reg_dst], vmm_a);
-                else if constexpr (kEvex) vmovdqu32(ptr[reg_dst], vmm_a);
-                else vmovdqu(ptr[reg_dst], vmm_a);
+                to_rows([&](const Reg64 &d) {
+                    if (nt_) vmovntdq(ptr[d], vmm_a);
+                    else if constexpr (kEvex) vmovdqu32(ptr[d], vmm_a);
+                    else vmovdqu(ptr[d], vmm_a);
+                });
                 add(reg_p0, vlen);
-                add(reg_dst, vlen);
+                advance(vlen);
                 dec(reg_cnt);
                 jnz(l_v, T_NEAR);
             }
@@ -169,29 +187,32 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
         if (kEvex && rem > 0) {  // the rest under a byte opmask: exactly rem bytes
             load_kmask(k_tail, (uint64_t(1) << rem) - 1, 64);
             vmovdqu8(vmm_a | k_tail | T_z, ptr[reg_p0]);
-            vmovdqu8(ptr[reg_dst] | k_tail, vmm_a);
+            to_rows([&](const Reg64 &d) { vmovdqu8(ptr[d] | k_tail, vmm_a); });
         } else if (rem > 0 && full > 0) {  // the rest as one vector ending at the pixel's end (overlap)
             vmovdqu(vmm_a, ptr[reg_p0 + rem - vlen]);
-            vmovdqu(ptr[reg_dst + rem - vlen], vmm_a);
+            to_rows([&](const Reg64 &d) { vmovdqu(ptr[d + rem - vlen], vmm_a); });
         } else if (!kEvex && rem >= 16) {  // 16..31 bytes: two overlapping halves
-            const Xmm xa(vmm_a.getIdx());
+            const Xmm xa(vmm_a.getIdx()), xb(vmm_b.getIdx());
             vmovdqu(xa, ptr[reg_p0]);
-            vmovdqu(ptr[reg_dst], xa);
-            vmovdqu(xa, ptr[reg_p0 + rem - 16]);
-            vmovdqu(ptr[reg_dst + rem - 16], xa);
+            vmovdqu(xb, ptr[reg_p0 + rem - 16]);
+            to_rows([&](const Reg64 &d) {
+                vmovdqu(ptr[d], xa);
+                vmovdqu(ptr[d + rem - 16], xb);
+            });
         }
         int off = 0;
         for (int chunk = 16; chunk >= 2 && rem < 16 && !kEvex; chunk /= 2) {  // under 16 bytes: exact moves
             if (rem - off < chunk) continue;
+            const Xmm xa(vmm_a.getIdx());
             switch (chunk) {
-                case 16: vmovdqu(Xmm(vmm_a.getIdx()), ptr[reg_p0 + off]); vmovdqu(ptr[reg_dst + off], Xmm(vmm_a.getIdx())); break;
-                case 8: mov(reg_tmp, qword[reg_p0 + off]); mov(qword[reg_dst + off], reg_tmp); break;
-                case 4: mov(reg_tmp.cvt32(), dword[reg_p0 + off]); mov(dword[reg_dst + off], reg_tmp.cvt32()); break;
-                case 2: mov(reg_tmp.cvt16(), word[reg_p0 + off]); mov(word[reg_dst + off], reg_tmp.cvt16()); break;
+                case 16: vmovdqu(xa, ptr[reg_p0 + off]); to_rows([&](const Reg64 &d) { vmovdqu(ptr[d + off], xa); }); break;
+                case 8: mov(reg_tmp, qword[reg_p0 + off]); to_rows([&](const Reg64 &d) { mov(qword[d + off], reg_tmp); }); break;
+                case 4: mov(reg_tmp.cvt32(), dword[reg_p0 + off]); to_rows([&](const Reg64 &d) { mov(dword[d + off], reg_tmp.cvt32()); }); break;
+                case 2: mov(reg_tmp.cvt16(), word[reg_p0 + off]); to_rows([&](const Reg64 &d) { mov(word[d + off], reg_tmp.cvt16()); }); break;
             }
             off += chunk;
         }
-        if (rem) add(reg_dst, rem);
+        if (rem) advance(rem);
         add(reg_tab, 8);
         dec(reg_ow);
         jnz(l_ow, T_NEAR);
@@ -288,9 +309,9 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::generate() {
     preamble();
-    if (pair_) gen_nxc_linear_pair();
-    else if (conf_.algorithm == alg::linear) gen_nxc_linear();
-    else gen_nxc_nearest();
+    if (conf_.algorithm != alg::linear) gen_nxc_nearest();  // both row-pair and single
+    else if (pair_) gen_nxc_linear_pair();
+    else gen_nxc_linear();
     postamble();
     finish_code();
 }

@@ -12,7 +12,8 @@ public:
     // nt: non-temporal full-vector stores (conf.nt_eligible and a 32-byte-aligned dst only).
     // w_only (conf.nxc_separable): the W step of one src row, as f32 into a scratch row; the
     // driver blends such rows for H and D.
-    // pair (conf.row_pairs): two output rows from three src rows (jit_args comment).
+    // pair (conf.row_pairs): linear, two output rows from three src rows (jit_args comment);
+    // nearest, two consecutive output rows of one src row.
     jit_interp_kernel(const jit_conf &conf, bool nt, bool w_only = false, bool pair = false);
     void generate();
     using fn_t = void (*)(const jit_args *);

@@ -64,8 +64,16 @@ public:
             row_id o = split(r0);
             for (int64_t r = r0; r < r1; ++r, step(o)) {
                 set_row(a, r, o, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst));
-                // Two rows of one plane whose H taps chain: one row-pair call.
-                if (pair_fn && r + 1 < r1 && o.oh + 1 < prob().out[1] &&
+                // Nearest: two rows of one src row; linear: two rows whose H taps chain. One
+                // row-pair call.
+                if (pair_fn && nearest && r + 1 < r1 && o.oh + 1 < prob().out[1] &&
+                    tables_.h.nearest[o.oh] == tables_.h.nearest[o.oh + 1]) {
+                    pair_fn(&a);
+                    ++r;
+                    step(o);
+                    continue;
+                }
+                if (pair_fn && !nearest && r + 1 < r1 && o.oh + 1 < prob().out[1] &&
                     tables_.h.lin[o.oh].i1 == tables_.h.lin[o.oh + 1].i0) {
                     const linear_tap &tb = tables_.h.lin[o.oh + 1];
                     a.src[2] = static_cast<const uint8_t *>(a.src[1]) + (tb.i1 - tb.i0) * conf_.src_row_bytes;
@@ -76,9 +84,6 @@ public:
                     step(o);
                     continue;
                 }
-                // Nearest: a row with the previous row's src row is a copy of it, straight from
-                // cache, unless that row went out with NT stores (then it is in DRAM). A/B here:
-                // bf16 8x up 0.66x the time of regenerating it, f32 0.84-0.99x.
                 if (stream_fn) {  // the row once into scratch, then streamed to each row that repeats it
                     const jit_copy_args ca{scratch + conf_.stream_off, a.dst};
                     if (a.src[0] != prev) {
@@ -89,7 +94,10 @@ public:
                     stream_fn(&ca);
                     continue;
                 }
-                if (nearest && !nt && a.src[0] == prev) {
+                // Nearest: a row with the previous row's src row is a copy of it, straight from
+                // cache (conf.copy_rows), unless that row went out with NT stores (then it is in
+                // DRAM).
+                if (conf_.copy_rows && !nt && a.src[0] == prev) {
                     std::memcpy(a.dst, static_cast<const uint8_t *>(a.dst) - conf_.dst_row_bytes, static_cast<size_t>(conf_.dst_row_bytes));
                     continue;
                 }

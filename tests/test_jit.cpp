@@ -338,6 +338,40 @@ TEST(jit_bitwise, non_temporal_nxc_nearest_row_stream) {
     omp_set_num_threads(saved);
 }
 
+// NXC nearest with pixels of whole vectors: rows that share a src row come in pairs from the
+// row-pair kernel (H up >= 2x; 3x leaves a single row per src row, regenerated), at 1 and 2
+// threads (a split can fall between the rows of a pair); with NT stores rows go singly; pixels
+// that are not whole vectors copy repeated rows instead.
+TEST(jit_bitwise, nxc_nearest_row_pairs) {
+    REQUIRE_AVX2();
+    auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
+    const auto up2 = problem_builder().src({1, 40, 40, 128}).sizes({80, 80}).mode(mode::nearest);
+    EXPECT_TRUE(conf(up2).row_pairs && !conf(up2).copy_rows);
+    const auto odd = problem_builder().src({1, 33, 33, 17}).sizes({65, 65}).mode(mode::nearest);
+    EXPECT_TRUE(!conf(odd).row_pairs && conf(odd).copy_rows);
+    const auto up15 = problem_builder().src({1, 40, 40, 16}).sizes({60, 60}).mode(mode::nearest);
+    EXPECT_TRUE(!conf(up15).row_pairs && !conf(up15).copy_rows);
+    const int saved = omp_get_max_threads();
+    uint32_t seed = 70;
+    for (size_t nt_bytes : {size_t(0), size_t(1)}) {
+        nt_threshold nt(nt_bytes);  // 0: the default (no NT here); 1: NT for all
+        for (int threads : {1, 2})
+            for (auto t : kTypes)
+                for (int64_t c : {8, 16, 24})
+                    for (auto ct : kCtms)
+                        for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+                                 {{37, 41}, {74, 83}}, {{13, 20}, {39, 7}}, {{3, 5, 7}, {5, 12, 9}}}) {
+                            omp_set_num_threads(threads);
+                            const auto d = problem_builder().src(layout(data_format::nxc, 2, c, cs.first)).sizes(cs.second).mode(mode::nearest).ctm(ct).dt(t);
+                            const bool whole = c * static_cast<int64_t>(xt::esize(t)) % 32 == 0;
+                            EXPECT_EQ(conf(d).row_pairs, whole && nt_bytes == 0) << describe(d);  // NT: single rows
+                            ++seed;
+                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                        }
+    }
+    omp_set_num_threads(saved);
+}
+
 // The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both
 // read the same elements, so both must give the reference's bits on every host.
 TEST(jit_bitwise, both_gather_spellings) {

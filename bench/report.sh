@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the README performance table in one session: bench_peers (xinterp vs oneDNN vs
 # memcpy, alternating, same process), then bench/torch_peer.py (xinterp vs PyTorch, alternating
-# per case) merged into the best-of-peers table. 1 thread unless THREADS is set.
+# per case) merged into the best-of-peers table, then bench_floors (each case's read and write
+# floors on this machine). 1 thread unless THREADS is set.
 #   bash bench/report.sh [BUILD_DIR]     (needs libdnnl-dev and python3-torch for the peers)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +10,8 @@ build=${1:-build}
 threads=${THREADS:-1}
 out=${OUT_DIR:-$build/bench-report}
 mkdir -p "$out"
-cmake --build "$build" --target bench_peers xinterp_cli >/dev/null
+cmake --build "$build" --target bench_peers bench_floors xinterp_cli >/dev/null
 "$build/bench/bench_peers" --threads "$threads" --reps 15 | tee "$out/peers.txt"
 /usr/bin/python3 bench/torch_peer.py --build "$build" --threads "$threads" --reps 15 --peers "$out/peers.txt" | tee "$out/torch.txt"
+# The physical floors of each case (read the needed src lines; write the dst bytes), same process.
+"$build/bench/bench_floors" --threads "$threads" --reps 15 | tee "$out/floors.txt"

@@ -69,8 +69,8 @@ h_links scan_h_links(const problem &p) {
     return r;
 }
 
-// NXC linear (k >= 2, direct-kernel layout), measured on the dev VM (Zen1), separable vs
-// direct, same process, alternating:
+// NXC linear (k >= 2, direct-kernel layout), measured on the dev VM (AMD EPYC, Zen 3),
+// separable vs direct, same process, alternating:
 // - bf16 0.52-0.68x on every suite shape: the direct kernel widens and interpolates every tap
 //   per output row and is compute-bound; separable does the W step once per src row;
 // - f32 and f16 gain only where a W row serves many output rows (8x up: 0.67-0.78x); at 2x

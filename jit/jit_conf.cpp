@@ -199,6 +199,16 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         if (!lin) c.plane_mode = c.row_out * c.esize <= 512;
         // Fused 2-D: the fused W+H pass itself loops over the rows (no W-planes needed).
         if (lin && c.k == 2 && c.fuse_h) c.plane_mode = true;
+        // Fused 3-D: per src D slice, one fused call makes an H-plane of all OH rows; per
+        // (plane, od), one blend call forms the D step of two H-planes, from a 24-byte record
+        // per row built by the driver after the planes. Per row it was two fused calls and a
+        // blend, and every H row was made again for each od that uses its slice.
+        if (lin && c.k == 3 && c.fuse_h) {
+            c.wplane_bytes = p.out[1] * c.ow_pad * 4;
+            c.n_wplanes = 2;
+            c.plane_mode = c.n_wplanes * c.wplane_bytes <= jit_conf::kPlaneBudget;
+            if (c.plane_mode) rows_bytes = c.n_wplanes * c.wplane_bytes + p.out[1] * 24;
+        }
         c.scratch_bytes = stage_bytes + rows_bytes;
         const int64_t planes = p.fmt == data_format::ncx ? p.n * p.c : p.n;
         c.rows = planes * p.out[0] * p.out[1];

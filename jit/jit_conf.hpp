@@ -84,11 +84,12 @@ struct jit_conf {
     // Nearest with dst rows of at most 512 bytes runs in plane mode too: one call per
     // (plane, od) does every output row's W pass, src rows from a per-row offset table
     // (jit_tables::hrows), repeats included. So does the fused 2-D H step: one call per plane,
-    // each row's two src rows and H weights from hrows.
+    // each row's two src rows and H weights from hrows. So does the fused 3-D H step, with
+    // H-planes of OH rows in place of W-planes (jit_conf.cpp).
     static constexpr int64_t kPlaneBudget = int64_t(256) << 10;
     bool plane_mode = false;
     int n_wplanes = 0;          // W-planes kept per thread: 1 (2-D) or 2 (3-D, D taps)
-    int64_t wplane_bytes = 0;   // IH * ow_pad * 4
+    int64_t wplane_bytes = 0;   // IH * ow_pad * 4 (fused 3-D: H-planes, OH * ow_pad * 4)
     int rec_bytes = 0;          // bytes per W-table record (one per output vector)
     int n_slots = 0;            // cached W-pass rows per thread (linear)
     int64_t scratch_bytes = 0;  // per thread

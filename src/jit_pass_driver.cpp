@@ -54,7 +54,7 @@ public:
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
             if (prob().algorithm == alg::nearest)
                 run_nearest(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
-            else if (conf_.plane_mode && conf_.fuse_h)
+            else if (conf_.plane_mode && conf_.fuse_h && prob().k == 2)
                 run_tabled_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
             else if (conf_.plane_mode)
                 run_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
@@ -179,18 +179,24 @@ private:
     }
 
     // Plane mode: output rows r0..r1 as runs within one (plane, od), each one blend call over
-    // the W-planes of that plane's src D slices td.i0 and td.i1 (2-D: the plane's one slice),
-    // which come from a per-thread LRU of n_wplanes W-planes.
+    // the planes of that plane's src D slices td.i0 and td.i1 (2-D: the plane's one slice),
+    // which come from a per-thread LRU of n_wplanes planes: W-planes (IH rows, blended for H
+    // and D by blend_hd with the hrows records), or, fused 3-D, H-planes (OH rows, made by the
+    // fused W+H pass from the hrows records, blended for D from records built here).
     void run_planes(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
         const problem &p = prob();
+        const bool hplanes = conf_.fuse_h;
+        const int64_t row_f32 = conf_.ow_pad * 4;
         uint8_t *stage = scratch;
-        uint8_t *planes = scratch + (conf_.stage ? conf_.iw_pad * 4 : 0);
+        uint8_t *planes = scratch + (conf_.stage ? conf_.iw_pad * 4 * (hplanes ? 2 : 1) : 0);
+        uint8_t *drecs = planes + conf_.n_wplanes * conf_.wplane_bytes;  // H-planes: the D records
         int64_t key[2] = {-1, -1};
         uint64_t stamp[2] = {0, 0}, clock = 0;
         jit_pass_args wa{};
         wa.tab = tables_.wtab.data();
         wa.scratch = stage;
-        wa.rows = p.in[1];
+        wa.rows = hplanes ? p.out[1] : p.in[1];
+        wa.rtab = tables_.hrows.data();  // H-planes: each row's src rows and H weights
         const auto wplane = wpass_->fn();
         auto w_plane = [&](int64_t plane, int64_t id, int64_t other) -> const uint8_t * {
             const int64_t k = plane * p.in[0] + id;  // the src D slice
@@ -214,6 +220,22 @@ private:
         for_plane_runs(r0, r1, [&](const row_id &o, int64_t r, int64_t n) {
             const linear_tap &td = tables_.d.lin[o.od];
             const int64_t k0 = o.plane * p.in[0] + td.i0, k1 = o.plane * p.in[0] + td.i1;
+            if (hplanes) {  // row i: wd0 * H-plane(i0) row i + wd1 * H-plane(i1) row i
+                const int64_t a = w_plane(o.plane, td.i0, k1) - planes, b = w_plane(o.plane, td.i1, k0) - planes;
+                for (int64_t i = 0; i < n; ++i) {
+                    uint8_t *rec = drecs + i * 24;
+                    const int64_t off[2] = {a + (o.oh + i) * row_f32, b + (o.oh + i) * row_f32};
+                    const float w[2] = {td.w0, td.w1};
+                    std::memcpy(rec, off, 16);
+                    std::memcpy(rec + 16, w, 8);
+                }
+                ba.src = planes;
+                ba.tab = drecs;
+                ba.dst = dst + r * conf_.dst_row_bytes;
+                ba.rows = n;
+                blend(&ba);
+                return;
+            }
             ba.src = w_plane(o.plane, td.i0, k1);
             if (p.k == 3) ba.src_c = w_plane(o.plane, td.i1, k0);
             ba.wd0 = td.w0;

@@ -186,6 +186,9 @@ TEST(jit_bitwise, threads_1_and_2) {
                     // H 161 -> 40 (fused, plane mode): the split falls inside plane 1
                     const auto df = problem_builder().src(layout(f, 1, 3, {161, 45})).sizes({40, 61}).fmt(f).mode(m).dt(t);
                     ASSERT_EQ(check_case(df, 8, false), 0) << describe(df) << " threads=" << threads;
+                    // fused 3-D with H-planes: the split falls inside an (plane, od) run
+                    const auto dh = problem_builder().src(layout(f, 1, 3, {5, 161, 45})).sizes({9, 41, 61}).fmt(f).mode(m).dt(t);
+                    ASSERT_EQ(check_case(dh, 9, true), 0) << describe(dh) << " threads=" << threads;
                 }
     }
     omp_set_num_threads(saved);
@@ -431,7 +434,12 @@ TEST(jit_conf, plane_mode_for_small_planes) {
     const jit_conf down = conf(3, {1080, 1920}, {224, 224});  // fused H step, one call per plane
     EXPECT_TRUE(down.fuse_h && down.plane_mode);
     EXPECT_EQ(down.n_wplanes, 0);
-    EXPECT_FALSE(conf(3, {9, 1080, 1920}, {5, 224, 224}).plane_mode);  // fused 3-D: per row
+    EXPECT_FALSE(conf(3, {9, 1080, 1920}, {5, 224, 224}).plane_mode);  // fused 3-D, 2 x 196 KiB H-planes: per row
+    const jit_conf odd = conf(5, {7, 9, 11}, {13, 5, 17});  // fused 3-D (H 9 -> 5): H-planes of 5 rows
+    EXPECT_TRUE(odd.fuse_h && odd.plane_mode);
+    EXPECT_EQ(odd.n_wplanes, 2);
+    EXPECT_EQ(odd.wplane_bytes, 5 * 24 * 4);
+    EXPECT_EQ(odd.scratch_bytes, 2 * odd.wplane_bytes + 5 * 24);
     EXPECT_FALSE(conf(3, {15}, {73}).plane_mode);                // 1-D
 }
 

@@ -32,9 +32,9 @@ struct jit_conf {
     // once, as an f32 scratch row of OW * C elements (row_out, ow_* below), and the pass
     // engine's blends form H and D from those rows, as for NCX. The direct row kernel redoes
     // the W step for every output row that uses a src row (2x up: twice; 8x up: 8 times).
-    // Chosen where measured to pay (separable_pays in jit_conf.cpp): bf16, or H upsampling >= 4x; never
-    // where output rows rarely share src rows (fuse_h's rule), where the direct kernel is
-    // that fusion already.
+    // Chosen where measured to pay (separable_pays in jit_conf.cpp): bf16, or H upsampling >= 4x,
+    // or 3-D whose W-planes fit (then in plane mode); never where output rows rarely share src
+    // rows (fuse_h's rule), where the direct kernel is that fusion already.
     bool nxc_separable = false;
     // Direct NXC 2-D linear: output rows oh and oh + 1 whose H taps chain (oh's i1 is oh+1's
     // i0, as in 2x half_pixel upsampling) go to one call of a row-pair kernel, which makes the
@@ -87,6 +87,9 @@ struct jit_conf {
     // each row's two src rows and H weights from hrows. So does the fused 3-D H step, with
     // H-planes of OH rows in place of W-planes (jit_conf.cpp).
     static constexpr int64_t kPlaneBudget = int64_t(256) << 10;
+    // Separable NXC 3-D runs in plane mode too, W-planes made row by row by the NXC row
+    // kernel's W step: f32 up to half kPlaneBudget, 16-bit up to kNxcPlanes16 (jit_conf.cpp).
+    static constexpr int64_t kNxcPlanes16 = int64_t(16) << 20;
     bool plane_mode = false;
     int n_wplanes = 0;          // W-planes kept per thread: 1 (2-D) or 2 (3-D, D taps)
     int64_t wplane_bytes = 0;   // IH * ow_pad * 4 (fused 3-D: H-planes, OH * ow_pad * 4)

@@ -180,9 +180,10 @@ private:
 
     // Plane mode: output rows r0..r1 as runs within one (plane, od), each one blend call over
     // the planes of that plane's src D slices td.i0 and td.i1 (2-D: the plane's one slice),
-    // which come from a per-thread LRU of n_wplanes planes: W-planes (IH rows, blended for H
-    // and D by blend_hd with the hrows records), or, fused 3-D, H-planes (OH rows, made by the
-    // fused W+H pass from the hrows records, blended for D from records built here).
+    // which come from a per-thread LRU of n_wplanes planes: W-planes (IH rows, made by the W
+    // pass, or for separable NXC row by row by the NXC row kernel's W step; blended for H and D
+    // by blend_hd with the hrows records), or, fused 3-D, H-planes (OH rows, made by the fused
+    // W+H pass from the hrows records, blended for D from records built here).
     void run_planes(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
         const problem &p = prob();
         const bool hplanes = conf_.fuse_h;
@@ -197,7 +198,9 @@ private:
         wa.scratch = stage;
         wa.rows = hplanes ? p.out[1] : p.in[1];
         wa.rtab = tables_.hrows.data();  // H-planes: each row's src rows and H weights
-        const auto wplane = wpass_->fn();
+        const auto wplane = wpass_ ? wpass_->fn() : nullptr;
+        jit_args ra{};  // separable NXC
+        ra.wtab = tables_.wtab.data();
         auto w_plane = [&](int64_t plane, int64_t id, int64_t other) -> const uint8_t * {
             const int64_t k = plane * p.in[0] + id;  // the src D slice
             int victim = -1;
@@ -210,7 +213,15 @@ private:
             }
             wa.src = src + src_row(plane, id, 0) * conf_.src_row_bytes;
             wa.dst = planes + victim * conf_.wplane_bytes;
-            wplane(&wa);
+            if (wrow_) {
+                for (int64_t ih = 0; ih < p.in[1]; ++ih) {
+                    ra.src[0] = static_cast<const uint8_t *>(wa.src) + ih * conf_.src_row_bytes;
+                    ra.dst = static_cast<uint8_t *>(wa.dst) + ih * row_f32;
+                    wrow_->fn()(&ra);
+                }
+            } else {
+                wplane(&wa);
+            }
             key[victim] = k;
             stamp[victim] = ++clock;
             return planes + victim * conf_.wplane_bytes;

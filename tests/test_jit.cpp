@@ -537,8 +537,8 @@ TEST(jit_conf, nt_threshold_follows_the_last_level_cache) {
     EXPECT_EQ(make_jit_conf(make_problem(seg), cpu_isa::avx2).nt_stream, make_problem(seg).dst_bytes >= nt_min_bytes());
 }
 
-// NXC linear runs separably (W rows once, then blends) for bf16 and for >= 4x H upsampling,
-// where it was measured to pay; otherwise the direct row kernel.
+// NXC linear runs separably (W rows once, then blends) for bf16, for >= 4x H upsampling and
+// for 3-D whose W-planes fit, where it was measured to pay; otherwise the direct row kernel.
 TEST(jit_conf, separable_nxc_where_it_pays) {
     auto conf = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out, data_type t) {
         std::vector<int64_t> src{1};
@@ -559,6 +559,18 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
     EXPECT_FALSE(conf(256, {32, 32}, {64, 64}, data_type::bf16).row_pairs);  // separable
     EXPECT_FALSE(conf(16, {15, 15}, {73, 73}, data_type::f32).row_pairs);     // >= 4x: separable
     EXPECT_FALSE(conf(16, {8, 8, 8}, {16, 16, 16}, data_type::f32).row_pairs);  // 3-D
+    // 3-D: W-planes where they fit (f32 up to 128 KiB for both, 16-bit up to 16 MiB).
+    const jit_conf small = conf(24, {8, 16, 16}, {16, 32, 32}, data_type::f32);  // 2 x 48 KiB
+    EXPECT_TRUE(small.nxc_separable && small.plane_mode);
+    EXPECT_EQ(small.n_wplanes, 2);
+    EXPECT_EQ(small.wplane_bytes, 16 * 32 * 24 * 4);
+    EXPECT_EQ(small.scratch_bytes, 2 * small.wplane_bytes);
+    EXPECT_FALSE(conf(32, {16, 64, 64}, {32, 128, 128}, data_type::f32).nxc_separable);  // 2 x 2 MiB: direct
+    const jit_conf vol16 = conf(32, {16, 64, 64}, {32, 128, 128}, data_type::f16);
+    EXPECT_TRUE(vol16.nxc_separable && vol16.plane_mode);
+    const jit_conf huge = conf(32, {4, 256, 256}, {8, 512, 512}, data_type::bf16);  // 2 x 64 MiB
+    EXPECT_TRUE(huge.nxc_separable && !huge.plane_mode);                              // the W-row LRU
+    EXPECT_FALSE(conf(32, {4, 256, 256}, {8, 512, 512}, data_type::f16).nxc_separable);
     const jit_conf s = conf(21, {64, 64}, {512, 512}, data_type::f32);
     EXPECT_EQ(s.row_out, 512 * 21);
     EXPECT_EQ(s.n_slots, 2);

@@ -131,7 +131,8 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         // The direct kernel makes 8 W steps per output vector; the LRU of 4 W rows makes each
         // src row's W step again for every od that uses its slice. A/B on the dev VM against
         // the better of those: f32 0.5x with W-planes of 96 KiB, even at 256 KiB, 2.2x slower
-        // at 512 KiB (L2 is 512 KiB); 16-bit 0.66-0.81x up to 8 MiB (vol_2x: 4 MiB).
+        // at 512 KiB (L2 is 512 KiB); 16-bit 0.66-0.81x up to 8 MiB, capped at 4 MiB of
+        // per-thread scratch (vol_2x: 2 MiB).
         if (lin && c.k == 3 && !hl.rarely_shared(p)) {
             const int64_t pad = (c.OW * c.C + w - 1) / w * w, planes = 2 * p.in[1] * pad * 4;
             if (c.esize == 2 ? planes <= jit_conf::kNxcPlanes16 : planes <= jit_conf::kPlaneBudget / 2)

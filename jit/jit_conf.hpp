@@ -88,8 +88,9 @@ struct jit_conf {
     // H-planes of OH rows in place of W-planes (jit_conf.cpp).
     static constexpr int64_t kPlaneBudget = int64_t(256) << 10;
     // Separable NXC 3-D runs in plane mode too, W-planes made row by row by the NXC row
-    // kernel's W step: f32 up to half kPlaneBudget, 16-bit up to kNxcPlanes16 (jit_conf.cpp).
-    static constexpr int64_t kNxcPlanes16 = int64_t(16) << 20;
+    // kernel's W step: f32 up to half kPlaneBudget, 16-bit up to kNxcPlanes16 of per-thread
+    // scratch (jit_conf.cpp).
+    static constexpr int64_t kNxcPlanes16 = int64_t(4) << 20;
     bool plane_mode = false;
     int n_wplanes = 0;          // W-planes kept per thread: 1 (2-D) or 2 (3-D, D taps)
     int64_t wplane_bytes = 0;   // IH * ow_pad * 4 (fused 3-D: H-planes, OH * ow_pad * 4)

@@ -559,13 +559,13 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
     EXPECT_FALSE(conf(256, {32, 32}, {64, 64}, data_type::bf16).row_pairs);  // separable
     EXPECT_FALSE(conf(16, {15, 15}, {73, 73}, data_type::f32).row_pairs);     // >= 4x: separable
     EXPECT_FALSE(conf(16, {8, 8, 8}, {16, 16, 16}, data_type::f32).row_pairs);  // 3-D
-    // 3-D: W-planes where they fit (f32 up to 128 KiB for both, 16-bit up to 16 MiB).
+    // 3-D: W-planes where they fit (f32 up to 128 KiB for both, 16-bit up to 4 MiB).
     const jit_conf small = conf(24, {8, 16, 16}, {16, 32, 32}, data_type::f32);  // 2 x 48 KiB
     EXPECT_TRUE(small.nxc_separable && small.plane_mode);
     EXPECT_EQ(small.n_wplanes, 2);
     EXPECT_EQ(small.wplane_bytes, 16 * 32 * 24 * 4);
     EXPECT_EQ(small.scratch_bytes, 2 * small.wplane_bytes);
-    EXPECT_FALSE(conf(32, {16, 64, 64}, {32, 128, 128}, data_type::f32).nxc_separable);  // 2 x 2 MiB: direct
+    EXPECT_FALSE(conf(32, {16, 64, 64}, {32, 128, 128}, data_type::f32).nxc_separable);  // 2 x 1 MiB: direct
     const jit_conf vol16 = conf(32, {16, 64, 64}, {32, 128, 128}, data_type::f16);
     EXPECT_TRUE(vol16.nxc_separable && vol16.plane_mode);
     const jit_conf huge = conf(32, {4, 256, 256}, {8, 512, 512}, data_type::bf16);  // 2 x 64 MiB

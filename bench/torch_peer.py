@@ -95,12 +95,15 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="alternating rounds per case (torch, then xinterp); each side's time is the median of its rounds' medians")
     ap.add_argument("--dtype", default="all")
     ap.add_argument("--filter", default="")
     ap.add_argument("--peers", help="bench_peers output of this session, for the best-of-peers table")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    print(f"# torch {torch.__version__}, threads={a.threads}, reps={a.reps}; medians in us; ratio = torch / xinterp")
+    print(f"# torch {torch.__version__}, threads={a.threads}, reps={a.reps} x {a.rounds} alternating rounds; "
+          "medians in us; ratio = torch / xinterp")
     print(f"{'case':10} {'mode':7} {'fmt':3} {'dt':4} {'xinterp':>10} {'torch':>10} {'ratio':>7}")
     logs, rows = [], []
     for name, n, c, sp_in, sp_out in suite(a.build):
@@ -111,10 +114,16 @@ def main():
                 continue
             for linear in (False, True):
                 for ncx in (True, False):
-                    tt, why = torch_time(n, c, sp_in, sp_out, linear, ncx, dt, a.reps)
-                    xj = xinterp_time(a.build, n, c, sp_in, sp_out, linear, ncx, dt, a.reps, a.threads)
+                    # Rounds alternate the two sides, so a drift of this VM hits both alike.
+                    t_runs, x_runs, why = [], [], ""
+                    for _ in range(a.rounds):
+                        tt, why = torch_time(n, c, sp_in, sp_out, linear, ncx, dt, a.reps)
+                        if tt:
+                            t_runs.append(tt)
+                        x_runs.append(xinterp_time(a.build, n, c, sp_in, sp_out, linear, ncx, dt, a.reps, a.threads)["median_us"])
+                    tt = statistics.median(t_runs) if t_runs else None
+                    xt = statistics.median(x_runs)
                     mode, fmt = ("linear" if linear else "nearest"), ("NCX" if ncx else "NXC")
-                    xt = xj["median_us"]
                     ratio = tt / xt if tt else None
                     if ratio:
                         logs.append(math.log(ratio))

@@ -51,9 +51,10 @@ bool jit_uses_pass_engine(const problem &p, cpu_isa isa) {
 namespace {
 // How consecutive output rows' H taps relate (linear, one pass over OH): `shared`, rows that
 // share a src row with the row before (each a W-row cache hit); `chained`, rows whose i0 is the
-// row before's i1 (a row pair for the direct NXC kernel).
+// row before's i1, and `same`, rows with the row before's two taps (row pairs for the direct
+// NXC kernel).
 struct h_links {
-    int64_t shared = 0, chained = 0;
+    int64_t shared = 0, chained = 0, same = 0;
     bool rarely_shared(const problem &p) const { return shared * 4 <= p.out[1]; }
 };
 
@@ -64,6 +65,7 @@ h_links scan_h_links(const problem &p) {
         const linear_tap b = linear_coord(oh, p.in[1], p.out[1], p.ctm);
         r.shared += b.i0 == a.i0 || b.i0 == a.i1 || b.i1 == a.i0 || b.i1 == a.i1;
         r.chained += a.i1 == b.i0;
+        r.same += a.i0 == b.i0 && a.i1 == b.i1;
         a = b;
     }
     return r;
@@ -139,6 +141,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
                 c.nxc_separable = c.plane_mode = true;
         }
         c.row_pairs = lin && c.k == 2 && !c.nxc_separable && hl.chained * 4 >= p.out[1];
+        c.same_pairs = lin && c.k == 2 && !c.nxc_separable && hl.same * 4 >= p.out[1];
         // Nearest, pixels of whole vectors: rows that repeat their src row come in pairs from
         // one call (H up >= 2x; not with NT stores, below), and any other repeat is
         // regenerated; pixels that are not whole vectors copy a repeated row instead. A/B on

@@ -42,6 +42,11 @@ struct jit_conf {
     // ops and 3 instead of 4 loads per output vector). Set when at least a quarter of the
     // rows chain.
     bool row_pairs = false;
+    // Direct NXC 2-D linear: output rows oh and oh + 1 with the same two H taps (2x half_pixel:
+    // rows 2i + 1 and 2i + 2) go to a same-taps pair kernel, which makes the two W steps once
+    // for both rows (4 FMA-pipe ops per output vector). Set when at least a quarter of the rows
+    // repeat the taps of the row before; the driver then prefers these pairs to chained ones.
+    bool same_pairs = false;
     // NXC nearest: two consecutive output rows of one src row go to the row-pair kernel, which
     // stores every loaded vector twice (row_pairs, for pixels of whole vectors and H up >= 2x);
     // with copy_rows, a row that repeats the previous row's src row is a memcpy of it (pixels

@@ -6,15 +6,19 @@
 
 namespace xinterp {
 
+// Row-pair variants (conf.row_pairs / conf.same_pairs): one call writes two output rows.
+enum class pair_kind { none, chained, same_taps };
+
 template <cpu_isa isa>
 class jit_interp_kernel : public jit_io {
 public:
     // nt: non-temporal full-vector stores (conf.nt_eligible and a 32-byte-aligned dst only).
     // w_only (conf.nxc_separable): the W step of one src row, as f32 into a scratch row; the
     // driver blends such rows for H and D.
-    // pair (conf.row_pairs): linear, two output rows from three src rows (jit_args comment);
-    // nearest, two consecutive output rows of one src row.
-    jit_interp_kernel(const jit_conf &conf, bool nt, bool w_only = false, bool pair = false);
+    // pair: linear chained (conf.row_pairs), two output rows from three src rows (jit_args
+    // comment); linear same_taps (conf.same_pairs), two output rows of the same two src rows;
+    // nearest (chained), two consecutive output rows of one src row.
+    jit_interp_kernel(const jit_conf &conf, bool nt, bool w_only = false, pair_kind pair = pair_kind::none);
     void generate();
     using fn_t = void (*)(const jit_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -24,7 +28,8 @@ private:
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     static constexpr bool kEvex = isa >= cpu_isa::avx512_core;  // spelling only, never the algorithm
     const jit_conf &conf_;
-    const bool nt_, w_only_, pair_;
+    const bool nt_, w_only_;
+    const pair_kind pair_;
 
     // ---- register map, by role -------------------------------------------------------------
     const Xbyak::Reg64 reg_args = rdi;

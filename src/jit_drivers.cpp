@@ -31,11 +31,19 @@ public:
                 stream_->generate();
             }
             if (conf_.row_pairs) {
-                pair_ = std::make_unique<gen_t>(conf_, false, false, true);
+                pair_ = std::make_unique<gen_t>(conf_, false, false, pair_kind::chained);
                 pair_->generate();
                 if (conf_.nt_eligible) {
-                    pair_nt_ = std::make_unique<gen_t>(conf_, true, false, true);
+                    pair_nt_ = std::make_unique<gen_t>(conf_, true, false, pair_kind::chained);
                     pair_nt_->generate();
+                }
+            }
+            if (conf_.same_pairs) {
+                same_ = std::make_unique<gen_t>(conf_, false, false, pair_kind::same_taps);
+                same_->generate();
+                if (conf_.nt_eligible) {
+                    same_nt_ = std::make_unique<gen_t>(conf_, true, false, pair_kind::same_taps);
+                    same_nt_->generate();
                 }
             }
         }
@@ -47,6 +55,8 @@ public:
         if (stream_) v.push_back(part("row_stream", *stream_));
         if (pair_) v.push_back(part("row_pair", *pair_));
         if (pair_nt_) v.push_back(part("row_pair_nt", *pair_nt_));
+        if (same_) v.push_back(part("row_same", *same_));
+        if (same_nt_) v.push_back(part("row_same_nt", *same_nt_));
         return v;
     }
 
@@ -56,6 +66,12 @@ public:
         const auto fn = pick(nt, gen_, gen_nt_);
         const bool nearest = prob().algorithm == alg::nearest;
         const auto pair_fn = pick(nt, pair_, pair_nt_);
+        const auto same_fn = pick(nt, same_, same_nt_);
+        const int64_t OH = prob().out[1];
+        auto same_taps = [&](int64_t oh) {  // rows oh and oh + 1 read the same two src rows
+            const linear_tap &x = tables_.h.lin[oh], &y = tables_.h.lin[oh + 1];
+            return x.i0 == y.i0 && x.i1 == y.i1;
+        };
         const auto stream_fn = stream_ ? stream_->fn() : nullptr;
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
             jit_args a{};
@@ -73,7 +89,18 @@ public:
                     step(o);
                     continue;
                 }
-                if (pair_fn && !nearest && r + 1 < r1 && o.oh + 1 < prob().out[1] &&
+                // Same-taps pairs first (fewer W steps); a row that could only chain with the next
+                // goes alone when the next can start a same-taps pair.
+                if (same_fn && r + 1 < r1 && o.oh + 1 < OH && same_taps(o.oh)) {
+                    a.wd[0] = tables_.h.lin[o.oh + 1].w0;
+                    a.wd[1] = tables_.h.lin[o.oh + 1].w1;
+                    same_fn(&a);
+                    ++r;
+                    step(o);
+                    continue;
+                }
+                const bool next_same = same_fn && r + 2 < r1 && o.oh + 2 < OH && same_taps(o.oh + 1);
+                if (pair_fn && !nearest && !next_same && r + 1 < r1 && o.oh + 1 < OH &&
                     tables_.h.lin[o.oh].i1 == tables_.h.lin[o.oh + 1].i0) {
                     const linear_tap &tb = tables_.h.lin[o.oh + 1];
                     a.src[2] = static_cast<const uint8_t *>(a.src[1]) + (tb.i1 - tb.i0) * conf_.src_row_bytes;
@@ -109,7 +136,7 @@ public:
 
 private:
     using gen_t = jit_interp_kernel<kIsa>;
-    std::unique_ptr<gen_t> gen_, gen_nt_, pair_, pair_nt_;
+    std::unique_ptr<gen_t> gen_, gen_nt_, pair_, pair_nt_, same_, same_nt_;
     std::unique_ptr<jit_stream_copy> stream_;
 
     void set_row(jit_args &a, int64_t r, const row_id &o, const uint8_t *src, uint8_t *dst) const {

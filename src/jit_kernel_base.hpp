@@ -38,9 +38,9 @@ protected:
     jit_tables tables_;
     // Every part's code, in one mapping: derived constructors generate inside an arena_scope
     // and seal() when done. Declared here so it outlives the derived classes' generators.
-    // Room for the largest kernel, the NXC driver's four 16 KiB parts (row, row_nt, row_pair,
-    // row_pair_nt), with a spare; only the pages code is written to get backed.
-    code_arena arena_{size_t(6) * 16 * 1024};
+    // Room for the largest kernel, the NXC driver's six 16 KiB parts (row, row_pair, row_same
+    // and their NT variants), with a spare; only the pages code is written to get backed.
+    code_arena arena_{size_t(7) * 16 * 1024};
 
     // Calls body(first_row, end_row, scratch) once per thread on a contiguous range of output
     // rows (contiguous so that row caches see neighbouring rows), with the default MXCSR.

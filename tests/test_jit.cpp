@@ -375,6 +375,38 @@ TEST(jit_bitwise, nxc_nearest_row_pairs) {
     omp_set_num_threads(saved);
 }
 
+// Direct NXC 2-D linear in row pairs: same-taps pairs (2x half_pixel: rows 2i + 1, 2i + 2) and
+// chained pairs, with the single row the driver leaves between them, at 1 and 2 threads (a split
+// can fall inside a pair) and with NT stores (C % 8 == 0).
+TEST(jit_bitwise, nxc_linear_row_pairs) {
+    REQUIRE_AVX2();
+    auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
+    const auto fpn = problem_builder().src({1, 32, 32, 256}).sizes({64, 64}).mode(mode::linear);
+    EXPECT_TRUE(conf(fpn).same_pairs && conf(fpn).row_pairs);
+    const auto up3 = problem_builder().src({1, 10, 10, 16}).sizes({30, 30}).mode(mode::linear);  // taps repeat 2 in 3
+    EXPECT_TRUE(conf(up3).same_pairs);
+    const auto down = problem_builder().src({1, 20, 20, 16}).sizes({10, 10}).mode(mode::linear);
+    EXPECT_FALSE(conf(down).same_pairs || conf(down).row_pairs);
+    const int saved = omp_get_max_threads();
+    uint32_t seed = 90;
+    for (size_t nt_bytes : {size_t(0), size_t(1)}) {
+        nt_threshold nt(nt_bytes);
+        for (int threads : {1, 2})
+            for (auto t : {data_type::f32, data_type::f16})
+                for (int64_t c : {8, 13, 24})
+                    for (auto ct : kCtms)
+                        for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+                                 {{17, 9}, {34, 18}}, {{10, 7}, {30, 5}}, {{12, 5}, {18, 11}}, {{3, 4}, {7, 9}}}) {
+                            omp_set_num_threads(threads);
+                            const auto d = problem_builder().src(layout(data_format::nxc, 2, c, cs.first)).sizes(cs.second).mode(mode::linear).ctm(ct).dt(t);
+                            ++seed;
+                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                                << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                        }
+    }
+    omp_set_num_threads(saved);
+}
+
 // The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both
 // read the same elements, so both must give the reference's bits on every host.
 TEST(jit_bitwise, both_gather_spellings) {

@@ -142,6 +142,16 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         }
         c.row_pairs = lin && c.k == 2 && !c.nxc_separable && hl.chained * 4 >= p.out[1];
         c.same_pairs = lin && c.k == 2 && !c.nxc_separable && hl.same * 4 >= p.out[1];
+        if (lin && c.k == 3 && !c.nxc_separable && c.dt != data_type::bf16) {  // bf16 is separable anyway
+            int64_t same = 0;
+            linear_tap a = linear_coord(0, p.in[0], p.out[0], p.ctm);
+            for (int64_t od = 1; od < p.out[0]; ++od) {
+                const linear_tap b = linear_coord(od, p.in[0], p.out[0], p.ctm);
+                same += a.i0 == b.i0 && a.i1 == b.i1;
+                a = b;
+            }
+            c.d_pairs = same * 4 >= p.out[0];
+        }
         // Nearest, pixels of whole vectors: rows that repeat their src row come in pairs from
         // one call (H up >= 2x; not with NT stores, below), and any other repeat is
         // regenerated; pixels that are not whole vectors copy a repeated row instead. A/B on

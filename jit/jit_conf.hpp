@@ -47,6 +47,12 @@ struct jit_conf {
     // for both rows (4 FMA-pipe ops per output vector). Set when at least a quarter of the rows
     // repeat the taps of the row before; the driver then prefers these pairs to chained ones.
     bool same_pairs = false;
+    // Direct NXC 3-D linear (f32, f16): output rows (od, oh) and (od + 1, oh) whose D taps are
+    // the same (2x half_pixel: od = 2j + 1, 2j + 2) go to a D-pair kernel: one W and H pass
+    // for both rows, then each row's D step (8 FMA-pipe ops per output vector instead of 14).
+    // Set when at least a quarter of the od repeat the taps of the od before; which od start
+    // a pair is fixed per kernel (jit_tables::d_pair_start), so every thread split agrees.
+    bool d_pairs = false;
     // NXC nearest: two consecutive output rows of one src row go to the row-pair kernel, which
     // stores every loaded vector twice (row_pairs, for pixels of whole vectors and H up >= 2x);
     // with copy_rows, a row that repeats the previous row's src row is a memcpy of it (pixels
@@ -165,6 +171,8 @@ struct jit_args {
     const void *wtab;    // the W-axis table (layout in jit_tables.hpp)
     float wh[2];         // H weights (linear, k >= 2)
     float wd[2];         // D weights (linear, k == 3); row-pair kernel: the second row's H weights
+    void *dst_b;         // D-pair kernel (jit_conf::d_pairs): the second row, one od on
+    float wd_b[2];       // D-pair kernel: the second row's D weights
 };
 // The row-pair kernel (jit_conf::row_pairs) reads src[0..2] as the three src rows (the first
 // output row blends rows 0 and 1, the second rows 1 and 2) and writes dst and the row after;

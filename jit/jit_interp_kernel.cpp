@@ -35,7 +35,18 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     const int nh = w_only_ ? 1 : c.nh, nd = w_only_ ? 1 : c.nd, n_taps = nh * nd;
     const data_type out_dt = w_only_ ? data_type::f32 : c.dt;
     const int out_es = w_only_ ? 4 : c.esize;
+    // D pair (pair_kind::d_same, 3-D): a second output row, dst_b, one od on, with the same D
+    // taps and its own D weights wd_b: both rows take the same two H results, so the W and H
+    // steps are done once for two rows (8 FMA-pipe ops per output vector instead of 14).
+    const bool dpair = pair_ == pair_kind::d_same;
+    const Reg64 reg_dst_b = r14;  // callee-saved, pushed by preamble()
+    const Vmm vmm_wdb0(12), vmm_wdb1(13), vmm_out_b(15);
     mov(reg_dst, ARG(dst));
+    if (dpair) {
+        mov(reg_dst_b, ARG(dst_b));
+        vbroadcastss(vmm_wdb0, ARG(wd_b[0]));
+        vbroadcastss(vmm_wdb1, ARG(wd_b[1]));
+    }
     mov(reg_tab, ARG(wtab));
     mov(reg_row[0], ARG(src[0]));
     for (int t = 1; t < n_taps; ++t) {
@@ -65,6 +76,10 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             }
             if (nh == 2) combine_taps(d == 0 ? vmm_hd0 : vmm_rw[0]);
         }
+        if (nd == 2 && dpair) {  // the second row's D step first: the first one overwrites H0
+            vmulps(vmm_out_b, vmm_wdb0, vmm_hd0);
+            vfmadd231ps(vmm_out_b, vmm_wdb1, vmm_rw[0]);
+        }
         if (nd == 2) {
             vmulps(vmm_hd0, vmm_wd0, vmm_hd0);
             vfmadd231ps(vmm_hd0, vmm_wd1, vmm_rw[0]);
@@ -72,10 +87,15 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     };
     auto compute = [&](int64_t n) {
         interp(n, 0);
-        store_f32(out_dt, ptr[reg_dst], vmm_hd0, n, nt_);
+        store_f32(out_dt, ptr[reg_dst], vmm_hd0, n, nt_);  // clobbers the io temps, not vmm_out_b
+        if (dpair) store_f32(out_dt, ptr[reg_dst_b], vmm_out_b, n, nt_);
     };
     // AVX2 bf16: channel vectors in pairs, rounded together by cvt2_to_bf16.
-    const bool pairs = !kEvex && out_dt == data_type::bf16 && c.c_full >= 2;
+    const bool pairs = !kEvex && out_dt == data_type::bf16 && c.c_full >= 2 && !dpair;  // D pairs: f32/f16
+    auto dst_add = [&](int bytes) {  // both output rows move together
+        add(reg_dst, bytes);
+        if (dpair) add(reg_dst_b, bytes);
+    };
     auto compute_pair = [&]() {
         if constexpr (!kEvex) {
             const Ymm first(12);
@@ -93,7 +113,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         auto advance = [&](int vecs) {
             add(reg_p0, vecs * simd_w * c.esize);
             add(reg_p1, vecs * simd_w * c.esize);
-            add(reg_dst, vecs * simd_w * out_es);
+            dst_add(vecs * simd_w * out_es);
         };
         const int64_t singles = pairs ? c.c_full % 2 : c.c_full;
         if (pairs) {
@@ -117,7 +137,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         }
         if (c.c_tail > 0 && kEvex) {
             compute(c.c_tail);  // opmask loads and stores: exactly the tail's channels
-            add(reg_dst, static_cast<int>(c.c_tail * out_es));
+            dst_add(static_cast<int>(c.c_tail * out_es));
         } else if (c.c_tail > 0) {
             // The last channels as one full vector ending at C (C >= simd_w on this path): it
             // overlaps the previous vector and rewrites identical bits, which beats a masked
@@ -126,9 +146,9 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             const int back_out = static_cast<int>((simd_w - c.c_tail) * out_es);
             sub(reg_p0, back);
             sub(reg_p1, back);
-            sub(reg_dst, back_out);
+            dst_add(-back_out);
             compute(simd_w);
-            add(reg_dst, simd_w * out_es);
+            dst_add(simd_w * out_es);
         }
         add(reg_tab, c.wtab_stride);
         dec(reg_ow);
@@ -315,7 +335,7 @@ template <cpu_isa isa>
 void jit_interp_kernel<isa>::generate() {
     preamble();
     if (conf_.algorithm != alg::linear) gen_nxc_nearest();  // both row-pair and single
-    else if (pair_ != pair_kind::none) gen_nxc_linear_pair();
+    else if (pair_ == pair_kind::chained || pair_ == pair_kind::same_taps) gen_nxc_linear_pair();
     else gen_nxc_linear();
     postamble();
     finish_code();

@@ -7,7 +7,7 @@
 namespace xinterp {
 
 // Row-pair variants (conf.row_pairs / conf.same_pairs): one call writes two output rows.
-enum class pair_kind { none, chained, same_taps };
+enum class pair_kind { none, chained, same_taps, d_same };
 
 template <cpu_isa isa>
 class jit_interp_kernel : public jit_io {
@@ -17,7 +17,8 @@ public:
     // driver blends such rows for H and D.
     // pair: linear chained (conf.row_pairs), two output rows from three src rows (jit_args
     // comment); linear same_taps (conf.same_pairs), two output rows of the same two src rows;
-    // nearest (chained), two consecutive output rows of one src row.
+    // nearest (chained), two consecutive output rows of one src row; 3-D linear d_same
+    // (conf.d_pairs), rows (od, oh) and (od + 1, oh) whose D taps are the same.
     jit_interp_kernel(const jit_conf &conf, bool nt, bool w_only = false, pair_kind pair = pair_kind::none);
     void generate();
     using fn_t = void (*)(const jit_args *);

@@ -45,6 +45,14 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             put<float>(t.hrows, at + 20, t.h.lin[oh].w1);
         }
     }
+    if (c.d_pairs) {
+        t.d_pair_start.assign(static_cast<size_t>(p.out[0]), 0);
+        for (int64_t od = 0; od + 1 < p.out[0]; ++od) {
+            const linear_tap &x = t.d.lin[od], &y = t.d.lin[od + 1];
+            const bool second = od > 0 && t.d_pair_start[od - 1];
+            t.d_pair_start[od] = !second && x.i0 == y.i0 && x.i1 == y.i1;
+        }
+    }
     const axis_table w = make_axis(p, 2);
     const bool lin = p.algorithm == alg::linear;
     if (!c.pass_engine) {

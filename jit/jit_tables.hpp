@@ -34,6 +34,9 @@ struct jit_tables {
     // Fused (fuse_h): the same record with src row offsets, i * src row bytes.
     // Nearest: per oh the s64 byte offset of src row ih(oh) within its D slice.
     std::vector<uint8_t> hrows;
+    // D pairs (jit_conf::d_pairs): 1 where od starts a pair with od + 1 (same D taps), chosen
+    // greedily from od = 0, so an od is never both a start and a second.
+    std::vector<uint8_t> d_pair_start;
 };
 
 jit_tables make_jit_tables(const problem &p, const jit_conf &c);

@@ -407,6 +407,46 @@ TEST(jit_bitwise, nxc_linear_row_pairs) {
     omp_set_num_threads(saved);
 }
 
+// Direct NXC 3-D linear in D pairs: rows (od, oh) and (od + 1, oh) with the same D taps share
+// their W and H steps. At 1 and 2 threads (a split can separate a pair's rows, which then go
+// singly), with NT-sized dst (pairs keep plain stores, single rows take NT ones). The shapes
+// keep W-planes over the separable path's limits (f32 128 KiB, f16 4 MiB), so the direct
+// kernel runs.
+TEST(jit_bitwise, nxc_linear_d_pairs) {
+    REQUIRE_AVX2();
+    auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
+    EXPECT_TRUE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear)).d_pairs);
+    EXPECT_FALSE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({8, 128, 128}).mode(mode::linear)).d_pairs);  // D down
+    EXPECT_FALSE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear).dt(data_type::bf16)).d_pairs);
+    const int saved = omp_get_max_threads();
+    uint32_t seed = 120;
+    struct shape {
+        std::vector<int64_t> in, out;
+        int64_t c;
+        data_type t;
+    };
+    const std::vector<shape> shapes = {
+        {{3, 64, 16}, {6, 65, 33}, 8, data_type::f32},   // D 2x: pairs (1, 2), (3, 4)
+        {{4, 64, 16}, {9, 70, 21}, 13, data_type::f32},  // D 2.25x, C with a tail
+        {{3, 66, 11}, {7, 40, 23}, 24, data_type::f32},  // H down, D 2.33x
+        {{2, 128, 16}, {5, 129, 16}, 260, data_type::f16}};
+    for (size_t nt_bytes : {size_t(0), size_t(1)}) {
+        nt_threshold nt(nt_bytes);
+        for (int threads : {1, 2})
+            for (const shape &sh : shapes)
+                for (auto ct : kCtms) {
+                    if (sh.t == data_type::f16 && (threads == 2 || ct != kCtms[0])) continue;  // the big one once per NT setting
+                    omp_set_num_threads(threads);
+                    const auto d = problem_builder().src(layout(data_format::nxc, 1, sh.c, sh.in)).sizes(sh.out).mode(mode::linear).ctm(ct).dt(sh.t);
+                    EXPECT_TRUE(conf(d).d_pairs && !conf(d).nxc_separable) << describe(d);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                        << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                }
+    }
+    omp_set_num_threads(saved);
+}
+
 // The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both
 // read the same elements, so both must give the reference's bits on every host.
 TEST(jit_bitwise, both_gather_spellings) {

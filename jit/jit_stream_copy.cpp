@@ -25,54 +25,36 @@ void jit_stream_copy::generate() {
 
     // Copies reg_len (0..63) bytes from reg_src to reg_dst with plain stores, as two
     // overlapping moves of the largest width that fits (the standard small-memcpy shape), and
-    // advances both pointers by reg_len.
+    // advances both pointers by reg_len. Widths 32 and 16 move through ymm/xmm 0-1, the
+    // narrower ones through r9/r10 (free here).
     auto copy_small = [&]() {
-        Label l_lt32, l_lt16, l_lt8, l_lt4, l_lt2, l_none, l_done;
-        cmp(reg_len, 32);
-        jb(l_lt32, T_NEAR);
-        vmovdqu(va, ptr[reg_src]);
-        vmovdqu(vb, ptr[reg_src + reg_len - 32]);
-        vmovdqu(ptr[reg_dst], va);
-        vmovdqu(ptr[reg_dst + reg_len - 32], vb);
-        jmp(l_done, T_NEAR);
-        L(l_lt32);
-        cmp(reg_len, 16);
-        jb(l_lt16, T_NEAR);
-        vmovdqu(Xmm(0), ptr[reg_src]);
-        vmovdqu(Xmm(1), ptr[reg_src + reg_len - 16]);
-        vmovdqu(ptr[reg_dst], Xmm(0));
-        vmovdqu(ptr[reg_dst + reg_len - 16], Xmm(1));
-        jmp(l_done, T_NEAR);
-        L(l_lt16);  // under 16 bytes: pairs of general-register moves (r9, r10 are free here)
-        cmp(reg_len, 8);
-        jb(l_lt8, T_NEAR);
-        mov(r9, qword[reg_src]);
-        mov(r10, qword[reg_src + reg_len - 8]);
-        mov(qword[reg_dst], r9);
-        mov(qword[reg_dst + reg_len - 8], r10);
-        jmp(l_done, T_NEAR);
-        L(l_lt8);
-        cmp(reg_len, 4);
-        jb(l_lt4, T_NEAR);
-        mov(r9d, dword[reg_src]);
-        mov(r10d, dword[reg_src + reg_len - 4]);
-        mov(dword[reg_dst], r9d);
-        mov(dword[reg_dst + reg_len - 4], r10d);
-        jmp(l_done, T_NEAR);
-        L(l_lt4);
-        cmp(reg_len, 2);
-        jb(l_lt2, T_NEAR);
-        mov(r9w, word[reg_src]);
-        mov(r10w, word[reg_src + reg_len - 2]);
-        mov(word[reg_dst], r9w);
-        mov(word[reg_dst + reg_len - 2], r10w);
-        jmp(l_done, T_NEAR);
-        L(l_lt2);
-        test(reg_len, reg_len);
-        jz(l_none, T_NEAR);
+        Label l_done;
+        for (const int width : {32, 16, 8, 4, 2}) {
+            Label l_narrower;
+            cmp(reg_len, width);
+            jb(l_narrower, T_NEAR);
+            const Address first_src = ptr[reg_src], last_src = ptr[reg_src + reg_len - width];
+            const Address first_dst = ptr[reg_dst], last_dst = ptr[reg_dst + reg_len - width];
+            if (width >= 16) {
+                const Xmm a = width == 32 ? Xmm(va) : Xmm(0), b = width == 32 ? Xmm(vb) : Xmm(1);
+                vmovdqu(a, first_src);
+                vmovdqu(b, last_src);
+                vmovdqu(first_dst, a);
+                vmovdqu(last_dst, b);
+            } else {
+                const Reg a = Reg64(r9).changeBit(width * 8), b = Reg64(r10).changeBit(width * 8);
+                mov(a, first_src);
+                mov(b, last_src);
+                mov(first_dst, a);
+                mov(last_dst, b);
+            }
+            jmp(l_done, T_NEAR);
+            L(l_narrower);
+        }
+        test(reg_len, reg_len);  // 0 or 1 byte left
+        jz(l_done, T_NEAR);
         mov(r9b, byte[reg_src]);
         mov(byte[reg_dst], r9b);
-        L(l_none);
         L(l_done);
         add(reg_src, reg_len);
         add(reg_dst, reg_len);

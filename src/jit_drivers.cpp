@@ -20,39 +20,26 @@ public:
     jit_nxc_kernel(const problem &p, cpu_isa isa, jit_conf conf) : jit_kernel_base(p, isa, std::move(conf)) {
         {
             arena_scope in(arena_);
-            gen_ = std::make_unique<gen_t>(conf_, false);
-            gen_->generate();
-            if (conf_.nt_eligible) {
-                gen_nt_ = std::make_unique<gen_t>(conf_, true);
-                gen_nt_->generate();
-            }
+            // A kind's regular variant, and its NT variant where dst is NT-sized.
+            auto make = [&](pair_kind kind, std::unique_ptr<gen_t> &regular, std::unique_ptr<gen_t> *nt_variant) {
+                regular = std::make_unique<gen_t>(conf_, false, false, kind);
+                regular->generate();
+                if (nt_variant && conf_.nt_eligible) {
+                    *nt_variant = std::make_unique<gen_t>(conf_, true, false, kind);
+                    (*nt_variant)->generate();
+                }
+            };
+            make(pair_kind::none, gen_, &gen_nt_);
             if (conf_.nt_stream) {
                 stream_ = std::make_unique<jit_stream_copy>(conf_.dst_row_bytes);
                 stream_->generate();
             }
-            if (conf_.row_pairs) {
-                pair_ = std::make_unique<gen_t>(conf_, false, false, pair_kind::chained);
-                pair_->generate();
-                if (conf_.nt_eligible) {
-                    pair_nt_ = std::make_unique<gen_t>(conf_, true, false, pair_kind::chained);
-                    pair_nt_->generate();
-                }
-            }
+            if (conf_.row_pairs) make(pair_kind::chained, pair_, &pair_nt_);
+            if (conf_.same_pairs) make(pair_kind::same_taps, same_, &same_nt_);
             // D pairs take plain stores even where dst is NT-sized: their two rows, a D slice
             // apart, made two NT streams that ran vol_2x NXC 1.2x slower than single NT rows;
             // with plain stores the pairs ran it 0.8x the time of single NT rows.
-            if (conf_.d_pairs) {
-                dpair_ = std::make_unique<gen_t>(conf_, false, false, pair_kind::d_same);
-                dpair_->generate();
-            }
-            if (conf_.same_pairs) {
-                same_ = std::make_unique<gen_t>(conf_, false, false, pair_kind::same_taps);
-                same_->generate();
-                if (conf_.nt_eligible) {
-                    same_nt_ = std::make_unique<gen_t>(conf_, true, false, pair_kind::same_taps);
-                    same_nt_->generate();
-                }
-            }
+            if (conf_.d_pairs) make(pair_kind::d_same, dpair_, nullptr);
         }
         arena_.seal();
     }

@@ -49,20 +49,20 @@ bool jit_uses_pass_engine(const problem &p, cpu_isa isa) {
 }
 
 namespace {
-// How consecutive output rows' H taps relate (linear, one pass over OH): `shared`, rows that
-// share a src row with the row before (each a W-row cache hit); `chained`, rows whose i0 is the
-// row before's i1, and `same`, rows with the row before's two taps (row pairs for the direct
-// NXC kernel).
+// How consecutive output rows' taps on one axis relate (linear, one pass; H unless told):
+// `shared`, rows that share a src row with the row before (each a W-row cache hit); `chained`,
+// rows whose i0 is the row before's i1, and `same`, rows with the row before's two taps (row
+// pairs for the direct NXC kernel; on the D axis, D pairs).
 struct h_links {
     int64_t shared = 0, chained = 0, same = 0;
     bool rarely_shared(const problem &p) const { return shared * 4 <= p.out[1]; }
 };
 
-h_links scan_h_links(const problem &p) {
+h_links scan_h_links(const problem &p, int axis = 1) {
     h_links r;
-    linear_tap a = linear_coord(0, p.in[1], p.out[1], p.ctm);
-    for (int64_t oh = 1; oh < p.out[1]; ++oh) {
-        const linear_tap b = linear_coord(oh, p.in[1], p.out[1], p.ctm);
+    linear_tap a = linear_coord(0, p.in[axis], p.out[axis], p.ctm);
+    for (int64_t o = 1; o < p.out[axis]; ++o) {
+        const linear_tap b = linear_coord(o, p.in[axis], p.out[axis], p.ctm);
         r.shared += b.i0 == a.i0 || b.i0 == a.i1 || b.i1 == a.i0 || b.i1 == a.i1;
         r.chained += a.i1 == b.i0;
         r.same += a.i0 == b.i0 && a.i1 == b.i1;
@@ -142,16 +142,8 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         }
         c.row_pairs = lin && c.k == 2 && !c.nxc_separable && hl.chained * 4 >= p.out[1];
         c.same_pairs = lin && c.k == 2 && !c.nxc_separable && hl.same * 4 >= p.out[1];
-        if (lin && c.k == 3 && !c.nxc_separable && c.dt != data_type::bf16) {  // bf16 is separable anyway
-            int64_t same = 0;
-            linear_tap a = linear_coord(0, p.in[0], p.out[0], p.ctm);
-            for (int64_t od = 1; od < p.out[0]; ++od) {
-                const linear_tap b = linear_coord(od, p.in[0], p.out[0], p.ctm);
-                same += a.i0 == b.i0 && a.i1 == b.i1;
-                a = b;
-            }
-            c.d_pairs = same * 4 >= p.out[0];
-        }
+        if (lin && c.k == 3 && !c.nxc_separable && c.dt != data_type::bf16)  // bf16 is separable anyway
+            c.d_pairs = scan_h_links(p, 0).same * 4 >= p.out[0];
         // Nearest, pixels of whole vectors: rows that repeat their src row come in pairs from
         // one call (H up >= 2x; not with NT stores, below), and any other repeat is
         // regenerated; pixels that are not whole vectors copy a repeated row instead. A/B on

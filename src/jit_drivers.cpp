@@ -90,17 +90,17 @@ public:
                     }
                 }
                 set_row(a, r, o, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst));
-                // Nearest: two rows of one src row; linear: two rows whose H taps chain. One
-                // row-pair call.
-                if (pair_fn && nearest && r + 1 < r1 && o.oh + 1 < prob().out[1] &&
+                // Nearest: two rows of one src row, one row-pair call.
+                if (pair_fn && nearest && r + 1 < r1 && o.oh + 1 < OH &&
                     tables_.h.nearest[o.oh] == tables_.h.nearest[o.oh + 1]) {
                     pair_fn(&a);
                     ++r;
                     step(o);
                     continue;
                 }
-                // Same-taps pairs first (fewer W steps); a row that could only chain with the next
-                // goes alone when the next can start a same-taps pair.
+                // Linear: two rows with the same H taps, or else two whose taps chain, one row-pair
+                // call. Same-taps pairs first (fewer W steps); a row that could only chain with the
+                // next goes alone when the next can start a same-taps pair.
                 if (same_fn && r + 1 < r1 && o.oh + 1 < OH && same_taps(o.oh)) {
                     a.wd[0] = tables_.h.lin[o.oh + 1].w0;
                     a.wd[1] = tables_.h.lin[o.oh + 1].w1;

@@ -1,6 +1,7 @@
-// A row copy with non-temporal stores: the NXC nearest driver's way to stream rows whose pixels
-// are not whole vectors (jit_conf::nt_stream). The row kernel writes the row into per-thread
-// scratch (it stays in L1/L2), and this part copies it to every dst row that repeats it.
+// A row copy with non-temporal stores: how nearest streams rows that cannot take aligned NT
+// stores (jit_conf::nt_stream: NXC pixels that are not whole vectors, NCX rows of OW % simd_w
+// != 0). The row kernel writes the row into per-thread scratch (it stays in L1/L2), and this
+// part copies it to every dst row that repeats it.
 #pragma once
 #include "jit_conf.hpp"
 #include "jit_io.hpp"

@@ -18,20 +18,15 @@
 #include <vector>
 
 #include "../src/numeric.hpp"
+#include "bench_util.hpp"
 #include "cases.hpp"
 
 using namespace xinterp;
-using clk = std::chrono::steady_clock;
+using xbench::abuf;
+using xbench::median;
+using xbench::time_us;
 
 namespace {
-
-struct abuf {
-    uint8_t *p;
-    explicit abuf(size_t bytes) : p(static_cast<uint8_t *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64))) {}
-    ~abuf() { std::free(p); }
-    abuf(const abuf &) = delete;
-    abuf &operator=(const abuf &) = delete;
-};
 
 // The src indices one axis needs: nearest's index, or linear's two taps, per output index.
 std::vector<int64_t> axis_taps(int64_t in, int64_t out, bool linear) {
@@ -86,18 +81,6 @@ void nt_fill(uint8_t *p, size_t bytes, int v) {
     _mm_sfence();
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-template <typename F>
-double time_us(F &&f) {
-    const auto t0 = clk::now();
-    f();
-    return std::chrono::duration<double, std::micro>(clk::now() - t0).count();
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -129,8 +112,7 @@ int main(int argc, char **argv) {
                 // The NT fill gets a buffer of its own: on dst it would evict the lines that
                 // xinterp and memset find in cache between repetitions.
                 abuf src(pd.src_bytes()), dst(pd.dst_bytes()), other(pd.dst_bytes());
-                xbench::fill_normal(4, false, src.p, pd.src_bytes() / 4);
-                std::memset(dst.p, 0, pd.dst_bytes());
+                xbench::fill_normal(4, false, src.data(), pd.src_bytes() / 4);
                 const std::vector<int64_t> lines = needed_lines(sc, linear, ncx);
                 volatile float sink = 0;
                 auto touch = [&]() {  // four independent sums: the loads, not an add chain, set the pace
@@ -138,21 +120,21 @@ int main(int argc, char **argv) {
                     size_t i = 0;
                     const size_t n = lines.size();
                     for (; i + 4 <= n; i += 4) {
-                        a0 += *reinterpret_cast<const float *>(src.p + lines[i]);
-                        a1 += *reinterpret_cast<const float *>(src.p + lines[i + 1]);
-                        a2 += *reinterpret_cast<const float *>(src.p + lines[i + 2]);
-                        a3 += *reinterpret_cast<const float *>(src.p + lines[i + 3]);
+                        a0 += *reinterpret_cast<const float *>(src.data() + lines[i]);
+                        a1 += *reinterpret_cast<const float *>(src.data() + lines[i + 1]);
+                        a2 += *reinterpret_cast<const float *>(src.data() + lines[i + 2]);
+                        a3 += *reinterpret_cast<const float *>(src.data() + lines[i + 3]);
                     }
-                    for (; i < n; ++i) a0 += *reinterpret_cast<const float *>(src.p + lines[i]);
+                    for (; i < n; ++i) a0 += *reinterpret_cast<const float *>(src.data() + lines[i]);
                     sink = a0 + a1 + a2 + a3;
                 };
                 std::vector<double> tx, tr, tw, tn;
-                prim.execute(src.p, dst.p);  // warm-up
+                prim.execute(src.data(), dst.data());  // warm-up
                 for (int r = 0; r < reps; ++r) {
-                    tx.push_back(time_us([&] { prim.execute(src.p, dst.p); }));
+                    tx.push_back(time_us([&] { prim.execute(src.data(), dst.data()); }));
                     tr.push_back(time_us(touch));
-                    tw.push_back(time_us([&] { std::memset(dst.p, r & 1, pd.dst_bytes()); }));
-                    tn.push_back(time_us([&] { nt_fill(other.p, pd.dst_bytes(), r & 1); }));
+                    tw.push_back(time_us([&] { std::memset(dst.data(), r & 1, pd.dst_bytes()); }));
+                    tn.push_back(time_us([&] { nt_fill(other.data(), pd.dst_bytes(), r & 1); }));
                 }
                 const double x = median(tx), rd = median(tr), ms = median(tw), nf = median(tn);
                 std::printf("%-10s %-7s %-3s %10.1f %10.1f %10.1f %10.1f %9.2f\n", sc.name.c_str(), linear ? "linear" : "nearest",

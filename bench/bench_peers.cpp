@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "cases.hpp"
 #include "xinterp/xinterp.hpp"
 #ifdef XINTERP_HAVE_DNNL
@@ -22,37 +23,11 @@
 #endif
 
 using namespace xinterp;
-using clk = std::chrono::steady_clock;
+using xbench::abuf;
+using xbench::median;
+using xbench::time_us;
 
 namespace {
-
-// 64-byte aligned: oneDNN's kernels use aligned non-temporal stores on user buffers and fault
-// on the 16-byte alignment std::vector gives.
-struct abuf {
-    uint8_t *p;
-    size_t n;
-    explicit abuf(size_t bytes) : p(static_cast<uint8_t *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64))), n(bytes) {
-        std::memset(p, 0, n);
-    }
-    ~abuf() { std::free(p); }
-    abuf(const abuf &) = delete;
-    abuf &operator=(const abuf &) = delete;
-    uint8_t *data() { return p; }
-    size_t size() const { return n; }
-    uint8_t &operator[](size_t i) { return p[i]; }
-};
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? NAN : v[v.size() / 2];
-}
-
-template <typename F>
-double time_us(F &&f) {
-    const auto t0 = clk::now();
-    f();
-    return std::chrono::duration<double, std::micro>(clk::now() - t0).count();
-}
 
 #ifdef XINTERP_HAVE_DNNL
 struct dnnl_peer {

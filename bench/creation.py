@@ -6,30 +6,21 @@ and summarises create_us (median cold creation: tables + JIT, cache miss) and ca
   python3 bench/creation.py --build BUILD_DIR
 """
 import argparse
-import json
 import statistics
-import subprocess
+
+from suite import suite, xinterp_json
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     a = ap.parse_args()
-    cases = subprocess.run([f"{a.build}/bench/bench_peers", "--list"], check=True, capture_output=True, text=True).stdout
     cold, hit, slow = [], [], []
-    for line in cases.strip().splitlines():
-        left, right = line.split("->")
-        name, n, c, *sp_in = left.split()
-        sp_out = right.split()
+    for name, n, c, sp_in, sp_out in suite(a.build):
         for ncx in (True, False):
-            shape = [n, c] + sp_in if ncx else [n] + sp_in + [c]
             for mode in ("nearest", "linear"):
                 for dt in ("f32", "bf16"):
-                    cmd = [f"{a.build}/xinterp", "bench", "--src-shape", ",".join(shape), "--mode", mode,
-                           "--data-format", "NCX" if ncx else "NXC", "--sizes", ",".join(sp_out), "--dtype", dt,
-                           "--iters", "1", "--threads", "1", "--json"]
-                    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
-                    j = json.loads(out)
+                    j = xinterp_json(a.build, n, c, sp_in, sp_out, mode == "linear", ncx, dt, 1, 1)
                     cold.append(j["create_us"])
                     hit.append(j["cache_hit_us"])
                     if j["create_us"] > 50:

@@ -13,12 +13,12 @@ align_corners=False. NCX is contiguous, NXC is channels_last(_3d) (3-D tensors: 
 Exits 0 with a clear message when torch is not importable.
 """
 import argparse
-import json
 import math
 import statistics
-import subprocess
 import sys
 import time
+
+from suite import suite, xinterp_json
 
 try:
     import torch
@@ -26,16 +26,6 @@ try:
 except Exception as e:  # noqa: BLE001 - any import failure means: no peer
     print(f"# torch peer: SKIPPED, torch is not importable ({e}); install python3-torch")
     sys.exit(0)
-
-
-def suite(build):
-    out = subprocess.run([f"{build}/bench/bench_peers", "--list"], check=True, capture_output=True, text=True).stdout
-    cases = []
-    for line in out.strip().splitlines():
-        left, right = line.split("->")
-        name, n, c, *sp_in = left.split()
-        cases.append((name, int(n), int(c), [int(x) for x in sp_in], [int(x) for x in right.split()]))
-    return cases
 
 
 TORCH_DT = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
@@ -63,16 +53,6 @@ def torch_time(n, c, sp_in, sp_out, linear, ncx, dt, reps):
         F.interpolate(x, size=sp_out, mode=mode, **kw)
         ts.append((time.perf_counter() - t0) * 1e6)
     return statistics.median(ts), ""
-
-
-def xinterp_time(build, n, c, sp_in, sp_out, linear, ncx, dt, reps, threads):
-    shape = [n, c] + sp_in if ncx else [n] + sp_in + [c]
-    cmd = [f"{build}/xinterp", "bench", "--src-shape", ",".join(map(str, shape)), "--mode",
-           "linear" if linear else "nearest", "--data-format", "NCX" if ncx else "NXC",
-           "--sizes", ",".join(map(str, sp_out)), "--dtype", dt, "--iters", str(reps),
-           "--threads", str(threads), "--json"]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
-    return json.loads(out)
 
 
 def parse_peers(path):
@@ -120,7 +100,7 @@ def main():
                         tt, why = torch_time(n, c, sp_in, sp_out, linear, ncx, dt, a.reps)
                         if tt:
                             t_runs.append(tt)
-                        x_runs.append(xinterp_time(a.build, n, c, sp_in, sp_out, linear, ncx, dt, a.reps, a.threads)["median_us"])
+                        x_runs.append(xinterp_json(a.build, n, c, sp_in, sp_out, linear, ncx, dt, a.reps, a.threads)["median_us"])
                     tt = statistics.median(t_runs) if t_runs else None
                     xt = statistics.median(x_runs)
                     mode, fmt = ("linear" if linear else "nearest"), ("NCX" if ncx else "NXC")

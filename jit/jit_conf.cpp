@@ -238,18 +238,17 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.dst_row_bytes = c.row_out * c.esize;
     }
     // Full-vector stores are simd_w lanes: 32 bytes (f32) or 16 bytes (16-bit); every one stays
-    // aligned when the per-pixel (NXC) or per-row (NCX) span is a whole number of vectors.
-    const int64_t span = c.pass_engine || c.nxc_separable ? c.row_out : c.C;
+    // aligned when the per-pixel (NXC) or per-row (NCX) span is a whole number of vectors. NXC
+    // nearest copies a pixel in simd_w * 4-byte vectors whatever the dtype, so there the pixel
+    // must be whole vectors of bytes (bf16 C = 24 is not).
+    const bool nxc_nearest = !lin && !c.pass_engine;
+    const bool aligned = nxc_nearest ? c.c_bytes % (w * 4) == 0
+                                     : (c.pass_engine || c.nxc_separable ? c.row_out : c.C) % w == 0;
     const bool big = p.dst_bytes >= nt_min_bytes();
-    c.nt_eligible = big && span % w == 0;
-    // NXC nearest copies a pixel in simd_w * 4-byte vectors whatever the dtype, so its NT stores
-    // stay aligned only for pixels of whole vectors (bf16 C = 24 is not).
-    if (!lin && !c.pass_engine) {
-        c.nt_eligible = big && c.c_bytes % (w * 4) == 0;
-        // With NT stores nearest rows go singly: the pair kernel's two interleaved NT streams
-        // ran vol_2x NXC 1.3x slower (more write-combining buffers open at once).
-        if (c.nt_eligible) c.row_pairs = false;
-    }
+    c.nt_eligible = big && aligned;
+    // With NT stores NXC nearest rows go singly: the pair kernel's two interleaved NT streams
+    // ran vol_2x NXC 1.3x slower (more write-combining buffers open at once).
+    if (nxc_nearest && c.nt_eligible) c.row_pairs = false;
     // Nearest rows that cannot take aligned NT stores stream through scratch instead (per-row
     // drivers only: plane mode writes a plane of short rows per call), where H upsampling by 2x
     // or more repeats each row. A/B on the dev VM, against plain stores: 8-9x up 1.3-1.5x

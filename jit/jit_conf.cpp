@@ -197,6 +197,17 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         }
         const int spelling = g_gather_spelling.load();
         c.gather_by_insert = isa == cpu_isa::avx2 && !c.window && (spelling < 0 ? host_features().amd : spelling == 1);
+        // Taps are neighbours wherever i0 < IW - 1, and i0 never falls as o grows: the pairs end
+        // at the first output clamped to the last column, found by bisection.
+        if (lin && c.gather_by_insert && c.flat_c == 1 && c.IW >= 2) {
+            int64_t lo = 0, hi = c.ow_full * w;  // [lo, hi): the first clamped output, or hi
+            while (lo < hi) {
+                const int64_t mid = lo + (hi - lo) / 2;
+                if (linear_coord(mid, c.IW, c.OW, p.ctm).i0 < c.IW - 1) lo = mid + 1;
+                else hi = mid;
+            }
+            c.pair_vecs = lo / w;
+        }
         // A dword gather of a 16-bit row would read 2 bytes past its last element; inserts read
         // exactly one word each, so only the gather-instruction spelling stages.
         c.stage = !c.window && c.esize == 2 && !c.gather_by_insert;

@@ -83,6 +83,11 @@ struct jit_conf {
     // How the gather path spells a gather: vgatherdps, or (AMD, where a ymm gather costs ~20
     // cycles) eight index loads + vinsertps, about twice as fast there. Same elements read.
     bool gather_by_insert = false;
+    // Linear, insert spelling: the leading full vectors whose every lane has neighbouring taps
+    // (i1 = i0 + 1, true short of the clamped right edge) load both taps with one 8-byte (f32)
+    // or 4-byte (16-bit) load from i0, half the loads and index reads of two element gathers;
+    // the vectors after them (the edge) take the per-element inserts. NCX rows only (flat_c 1).
+    int64_t pair_vecs = 0;
     // Linear H steps whose src rows neighbouring output rows hardly share (H downsampling by
     // about 2x or more) skip the W-row cache: one fused call W-interpolates both src rows and
     // blends them, so an output row (k == 2) is one call and no W row goes through scratch.

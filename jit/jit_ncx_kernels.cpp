@@ -94,6 +94,66 @@ void jit_ncx_wpass<isa>::gather_words(const Reg64 &row, const Xmm &x, int idx_of
     }
 }
 
+// Both taps of every lane where they are neighbours (i1 = i0 + 1): one load of the pair
+// (x[i0], x[i0 + 1]) per lane, at the tap-0 indices, instead of one load per tap. AVX2 insert
+// spelling only. With row_b (the fused H step) each index read serves both src rows. Row i
+// works in the four registers kPairRegs[i] = {x, x_hi, y, y_hi} and leaves tap 0 in x_hi and
+// tap 1 in y_hi, as f32 lanes.
+// - f32: 8-byte pairs, two per xmm (vmovsd, vmovhps), ordered so that lane half h of X holds
+//   pairs 4h, 4h + 1 and of Y pairs 4h + 2, 4h + 3: then vshufps 0x88 of X, Y is taps 0 in
+//   lane order and vshufps 0xDD taps 1. No cross-lane shuffle.
+// - f16: the same order of 4-byte pairs, one xmm each for X and Y; vcvtph2ps widens each
+//   (exactly) to the f32 layout above.
+// - bf16: 4-byte pairs in lane order, one dword per lane (x: lanes 0-3, x_hi: 4-7): tap 0 is
+//   the low word, so the dword shifted left by 16 is its f32; tap 1 is the high word, the
+//   dword with its low word zeroed.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::gather_pairs(const Reg64 &row, const Reg64 *row_b) {
+    if constexpr (!kEvex) {
+        const jit_conf &c = conf_;
+        const int V = simd_w * 4, n_rows = row_b ? 2 : 1;
+        const Reg64 rows[2] = {row, row_b ? *row_b : row};
+        const bool bf16 = c.dt == data_type::bf16;
+        for (int l = 0; l < simd_w; ++l) {
+            // The register (index into kPairRegs[i]) and the slot (in pairs) that pair l goes to.
+            const int xy = (l / 2) % 2 * 2, half = l / 4;  // X or Y; lane half
+            const int reg = bf16 ? l / 4 : c.esize == 4 ? xy + half : xy;
+            const int slot = bf16 ? l % 4 : c.esize == 4 ? l % 2 : half * 2 + l % 2;
+            movsxd(reg_tmp, dword[reg_tab + V + 4 * l]);
+            for (int i = 0; i < n_rows; ++i) {
+                const Xmm x(kPairRegs[i][reg]);
+                const Address pair = c.esize == 4 ? ptr[rows[i] + reg_tmp * 4] : ptr[rows[i] + reg_tmp * 2];
+                if (c.esize == 4) {
+                    if (slot == 0) vmovsd(x, pair);
+                    else vmovhps(x, x, pair);
+                } else {
+                    if (slot == 0) vmovd(x, pair);
+                    else vpinsrd(x, x, pair, slot);
+                }
+            }
+        }
+        for (int i = 0; i < n_rows; ++i) {
+            const Ymm x(kPairRegs[i][0]), x_hi(kPairRegs[i][1]), y(kPairRegs[i][2]), y_hi(kPairRegs[i][3]);
+            if (bf16) {
+                vinserti128(x, x, Xmm(x_hi.getIdx()), 1);
+                vpslld(x_hi, x, 16);
+                vpxor(y, y, y);
+                vpblendw(y_hi, x, y, 0x55);  // low word of each dword from zero
+                continue;
+            }
+            if (c.esize == 4) {
+                vinsertf128(x, x, Xmm(x_hi.getIdx()), 1);
+                vinsertf128(y, y, Xmm(y_hi.getIdx()), 1);
+            } else {
+                vcvtph2ps(x, Xmm(x.getIdx()));
+                vcvtph2ps(y, Xmm(y.getIdx()));
+            }
+            vshufps(x_hi, x, y, 0x88);
+            vshufps(y_hi, x, y, 0xDD);
+        }
+    }
+}
+
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::load_idx(int off) {
     if constexpr (kEvex) vmovdqu32(vmm_idx, ptr[reg_tab + off]);
@@ -167,19 +227,31 @@ void jit_ncx_wpass<isa>::linear_w(const Reg64 &row, const Vmm &r) {
         gather(row, vmm_a, V, true);
         gather(row, vmm_b, 2 * V, true);
     }
-    // r = w0 * a; r = fma(w1, b, r)  (the operands commute bit-exactly)
-    vmulps(r, vmm_a, ptr[reg_tab + 3 * V]);
-    vfmadd231ps(r, vmm_b, ptr[reg_tab + 4 * V]);
+    blend_w(r, vmm_a, vmm_b);
+}
+
+// r = w0 * a; r = fma(w1, b, r)  (the operands commute bit-exactly)
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::blend_w(const Vmm &r, const Vmm &a, const Vmm &b) {
+    const int V = simd_w * 4;
+    vmulps(r, a, ptr[reg_tab + 3 * V]);
+    vfmadd231ps(r, b, ptr[reg_tab + 4 * V]);
 }
 
 // One output vector (n real lanes). Fused: the W steps of both H taps, then the H step
 // r = wh0 * ra; r = fma(wh1, rb, r), exactly the blend kernel's order.
 template <cpu_isa isa>
-void jit_ncx_wpass<isa>::vector(int64_t n) {
+void jit_ncx_wpass<isa>::vector(int64_t n, bool pairs) {
     if (conf_.algorithm != alg::linear) return nearest_vector(n);
-    linear_w(reg_src, vmm_r);
+    if (pairs) {
+        gather_pairs(reg_src, fused_ ? &reg_src_b : nullptr);
+        blend_w(vmm_r, Vmm(kPairRegs[0][1]), Vmm(kPairRegs[0][3]));
+        if (fused_) blend_w(vmm_rb, Vmm(kPairRegs[1][1]), Vmm(kPairRegs[1][3]));
+    } else {
+        linear_w(reg_src, vmm_r);
+        if (fused_) linear_w(reg_src_b, vmm_rb);
+    }
     if (fused_) {
-        linear_w(reg_src_b, vmm_rb);
         vmulps(vmm_r, vmm_wh0, vmm_r);
         vfmadd231ps(vmm_r, vmm_wh1, vmm_rb);
     }
@@ -195,17 +267,20 @@ void jit_ncx_wpass<isa>::row() {
         stage_row(reg_src, 0);
         if (fused_) stage_row(reg_src_b, c.iw_pad * 4);
     }
-    if (c.ow_full > 0) {
+    auto loop = [&](int64_t vecs, bool pairs) {
+        if (vecs == 0) return;
         Label l_ow;
-        mov(reg_cnt, c.ow_full);
+        mov(reg_cnt, vecs);
         L(l_ow); {
-            vector(simd_w);
+            vector(simd_w, pairs);
             add(reg_tab, c.rec_bytes);
             add(reg_dst, simd_w * out_es);
             dec(reg_cnt);
             jnz(l_ow, T_NEAR);
         }
-    }
+    };
+    loop(c.pair_vecs, true);
+    loop(c.ow_full - c.pair_vecs, false);
     if (c.ow_tail > 0) vector(final_ ? c.ow_tail : simd_w);
 }
 

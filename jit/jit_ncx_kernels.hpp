@@ -43,11 +43,15 @@ private:
     void stage_row(const Xbyak::Reg64 &row, int64_t off);
     void gather(const Xbyak::Reg64 &row, const Vmm &v, int idx_off, bool as_float);
     void gather_words(const Xbyak::Reg64 &row, const Xbyak::Xmm &x, int idx_off);
+    // conf.pair_vecs: both taps per lane with one load; row_b (fused) shares the index reads.
+    void gather_pairs(const Xbyak::Reg64 &row, const Xbyak::Reg64 *row_b);
+    static constexpr int kPairRegs[2][4] = {{kT0, kT1, kT2, kT3}, {11, 12, 13, 15}};  // free of the above
     void load_idx(int off);
     void store_xwords(const Xbyak::Xmm &x, int64_t n);
     void nearest_vector(int64_t n);
     void linear_w(const Xbyak::Reg64 &row, const Vmm &r);
-    void vector(int64_t n);
+    void blend_w(const Vmm &r, const Vmm &a, const Vmm &b);
+    void vector(int64_t n, bool pairs = false);
     void row();  // the W pass of the row at reg_src into reg_dst (advances reg_dst, reg_tab)
 };
 

@@ -466,6 +466,48 @@ TEST(jit_bitwise, both_gather_spellings) {
     clear_cache();
 }
 
+// Tap pairs (insert spelling): where i1 = i0 + 1 in every lane, one load from i0 brings both
+// taps. The pairs stop at the first vector holding the clamped right edge (align_corners'
+// last output; half_pixel upsampling's last few), whose lanes take element inserts, and so
+// does the tail. The last src row sits against a guard page: a pair that read past the row
+// would fault.
+TEST(jit_bitwise, linear_gather_tap_pairs) {
+    REQUIRE_AVX2();
+    auto conf = [](std::vector<int64_t> src, std::vector<int64_t> out, coordinate_transformation_mode ct, data_format f) {
+        const auto d = problem_builder().src(src).sizes(out).fmt(f).mode(mode::linear).ctm(ct);
+        return make_jit_conf(make_problem(d), cpu_isa::avx2);
+    };
+    const auto hp = coordinate_transformation_mode::half_pixel, ac = coordinate_transformation_mode::align_corners;
+    set_gather_spelling_for_testing(1);
+    const jit_conf img = conf({1, 3, 1080, 1920}, {224, 224}, hp, data_format::ncx);
+    EXPECT_EQ(img.ow_full, 28);
+    EXPECT_EQ(img.pair_vecs, 28);
+    EXPECT_EQ(conf({1, 3, 1080, 1920}, {224, 224}, ac, data_format::ncx).pair_vecs, 27);  // o = 223 is column 1919
+    EXPECT_EQ(conf({1, 1, 3}, {17}, hp, data_format::ncx).pair_vecs, 1);  // o >= 14 clamp to column 2
+    EXPECT_EQ(conf({1, 3, 1080, 1920}, {224, 224}, hp, data_format::nxc).pair_vecs, 0);  // flat rows: taps C apart
+    set_gather_spelling_for_testing(0);
+    EXPECT_EQ(conf({1, 3, 1080, 1920}, {224, 224}, hp, data_format::ncx).pair_vecs, 0);
+    set_gather_spelling_for_testing(1);
+    clear_cache();
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+        {{61}, {16}}, {{61}, {19}}, {{3}, {17}}, {{2}, {9}},  // edges inside and after the pairs
+        {{40, 61}, {7, 16}},                                  // fused H step
+        {{5, 61}, {9, 24}},                                   // plane mode
+        {{3, 5, 61}, {4, 9, 16}}};
+    uint32_t seed = 300;
+    for (const auto &cs : cases)
+        for (auto ct : kCtms)
+            for (auto t : kTypes) {
+                const auto d = problem_builder().src(layout(data_format::ncx, 1, 2, cs.first)).sizes(cs.second).fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
+                const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
+                EXPECT_TRUE(c.gather_by_insert) << describe(d);
+                ++seed;
+                ASSERT_EQ(check_case(d, seed, true, seed % 3 == 0), 0) << describe(d) << " pair_vecs=" << c.pair_vecs;
+            }
+    set_gather_spelling_for_testing(-1);
+    clear_cache();
+}
+
 // 16-bit rows on the gather path: the insert spelling reads each word in place (no staging, no
 // staging scratch); the gather-instruction spelling stages the row, because a dword gather of
 // the last word would read past the row.

@@ -172,8 +172,10 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.iw_pad = (c.row_in + w - 1) / w * w;
         // The window path needs each vector's i0 (and i1) within simd_w consecutive elements.
         c.window = c.row_in >= w;
+        bool pairs_open = lin;  // still counting window pairs (see pair_vecs)
         for (int64_t v = 0; v < c.ow_vecs && c.window; ++v) {
             int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {-1, -1};
+            bool neighbours = true;
             int64_t col = -1, tap[2] = {0, 0};  // output column o and its src columns i0, i1
             // (o, ch) of element e: stepped along e, not divided out per element
             const int64_t end = std::min(c.row_out, (v + 1) * w);
@@ -183,6 +185,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
                     if (lin) {
                         const linear_tap t = linear_coord(o, c.IW, c.OW, p.ctm);
                         tap[0] = t.i0, tap[1] = t.i1;
+                        neighbours = neighbours && t.i1 == t.i0 + 1;
                     } else {
                         tap[0] = tap[1] = nearest_index(o, c.IW, c.OW, p.ctm);
                     }
@@ -194,7 +197,10 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
                 if (++ch == c.flat_c) ch = 0, ++o;
             }
             c.window = hi[0] - lo[0] < w && hi[1] - lo[1] < w;
+            pairs_open = pairs_open && v < c.ow_full && neighbours && hi[1] - lo[0] < w;
+            if (pairs_open) ++c.pair_vecs;
         }
+        if (!c.window) c.pair_vecs = 0;
         const int spelling = g_gather_spelling.load();
         c.gather_by_insert = isa == cpu_isa::avx2 && !c.window && (spelling < 0 ? host_features().amd : spelling == 1);
         // Taps are neighbours wherever i0 < IW - 1, and i0 never falls as o grows: the pairs end

@@ -83,10 +83,13 @@ struct jit_conf {
     // How the gather path spells a gather: vgatherdps, or (AMD, where a ymm gather costs ~20
     // cycles) eight index loads + vinsertps, about twice as fast there. Same elements read.
     bool gather_by_insert = false;
-    // Linear, insert spelling: the leading full vectors whose every lane has neighbouring taps
-    // (i1 = i0 + 1, true short of the clamped right edge) load both taps with one 8-byte (f32)
-    // or 4-byte (16-bit) load from i0, half the loads and index reads of two element gathers;
-    // the vectors after them (the edge) take the per-element inserts. NCX rows only (flat_c 1).
+    // Linear: the leading full vectors whose every lane has neighbouring taps (i1 = i0 + 1,
+    // true short of the clamped right edge), which load both taps at once; the vectors after
+    // them (the edge) load each tap apart.
+    // - Window path: both taps' elements in one simd_w window (from tap 0's base), so one load
+    //   serves both vpermps, and tap 1's indices are tap 0's plus flat_c (a vpaddd, not a load).
+    // - Insert spelling of the gather path, NCX rows (flat_c 1): one 8-byte (f32) or 4-byte
+    //   (16-bit) load from i0 per lane brings both taps: half the loads and index reads.
     int64_t pair_vecs = 0;
     // Linear H steps whose src rows neighbouring output rows hardly share (H downsampling by
     // about 2x or more) skip the W-row cache: one fused call W-interpolates both src rows and

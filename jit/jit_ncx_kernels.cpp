@@ -201,10 +201,17 @@ void jit_ncx_wpass<isa>::nearest_vector(int64_t n) {
 
 // Linear: the W interpolation of `row` for the current record, into r (f32 lanes).
 template <cpu_isa isa>
-void jit_ncx_wpass<isa>::linear_w(const Reg64 &row, const Vmm &r) {
+void jit_ncx_wpass<isa>::linear_w(const Reg64 &row, const Vmm &r, bool pairs) {
     const jit_conf &c = conf_;
     const int V = simd_w * 4;
-    if (c.window) {
+    if (pairs) {  // window pairs: one window from tap 0's base feeds both vpermps
+        movsxd(reg_ba, dword[reg_tab]);
+        load_f32(c.dt, vmm_b, ptr[row + reg_ba * c.esize], simd_w);
+        load_idx(V);
+        vpaddd(vmm_idx_b, vmm_flat_c, ptr[reg_tab + V]);  // from memory: the vpermps stay independent
+        vpermps(vmm_a, vmm_idx, vmm_b);
+        vpermps(vmm_b, vmm_idx_b, vmm_b);
+    } else if (c.window) {
         // Each tap set lies in simd_w consecutive elements: one load and one vpermps apiece.
         movsxd(reg_ba, dword[reg_tab]);
         movsxd(reg_bb, dword[reg_tab + 4]);
@@ -243,13 +250,13 @@ void jit_ncx_wpass<isa>::blend_w(const Vmm &r, const Vmm &a, const Vmm &b) {
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::vector(int64_t n, bool pairs) {
     if (conf_.algorithm != alg::linear) return nearest_vector(n);
-    if (pairs) {
+    if (pairs && !conf_.window) {
         gather_pairs(reg_src, fused_ ? &reg_src_b : nullptr);
         blend_w(vmm_r, Vmm(kPairRegs[0][1]), Vmm(kPairRegs[0][3]));
         if (fused_) blend_w(vmm_rb, Vmm(kPairRegs[1][1]), Vmm(kPairRegs[1][3]));
     } else {
-        linear_w(reg_src, vmm_r);
-        if (fused_) linear_w(reg_src_b, vmm_rb);
+        linear_w(reg_src, vmm_r, pairs);
+        if (fused_) linear_w(reg_src_b, vmm_rb, pairs);
     }
     if (fused_) {
         vmulps(vmm_r, vmm_wh0, vmm_r);
@@ -302,6 +309,11 @@ void jit_ncx_wpass<isa>::generate() {
         vbroadcastss(vmm_wh1, PARG(w1));
     }
     if (c.stage) mov(reg_scr, PARG(scratch));
+    if (c.window && c.pair_vecs > 0) {
+        mov(reg_tmp.cvt32(), static_cast<uint32_t>(c.flat_c));
+        vmovd(Xmm(vmm_flat_c.getIdx()), reg_tmp.cvt32());
+        vpbroadcastd(vmm_flat_c, Xmm(vmm_flat_c.getIdx()));
+    }
     if (plane_) {
         // Rows of the slab are consecutive in src; scratch rows are ow_pad lanes apart, which is
         // where the row's last (padded) vector leaves reg_dst plus one vector if there is a tail.

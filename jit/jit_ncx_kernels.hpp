@@ -39,6 +39,8 @@ private:
     const Vmm vmm_a = Vmm(0), vmm_b = Vmm(1), vmm_idx = Vmm(2), vmm_r = Vmm(3);
     const Vmm vmm_rb = Vmm(4), vmm_wh0 = Vmm(5), vmm_wh1 = Vmm(6);
     const Vmm vmm_mask = Vmm(kMask);
+    // Window pairs: flat_c in every lane, and tap 1's indices (kPairRegs[1] is gather-only).
+    const Vmm vmm_flat_c = Vmm(11), vmm_idx_b = Vmm(12);
 
     void stage_row(const Xbyak::Reg64 &row, int64_t off);
     void gather(const Xbyak::Reg64 &row, const Vmm &v, int idx_off, bool as_float);
@@ -49,7 +51,7 @@ private:
     void load_idx(int off);
     void store_xwords(const Xbyak::Xmm &x, int64_t n);
     void nearest_vector(int64_t n);
-    void linear_w(const Xbyak::Reg64 &row, const Vmm &r);
+    void linear_w(const Xbyak::Reg64 &row, const Vmm &r, bool pairs);
     void blend_w(const Vmm &r, const Vmm &a, const Vmm &b);
     void vector(int64_t n, bool pairs = false);
     void row();  // the W pass of the row at reg_src into reg_dst (advances reg_dst, reg_tab)

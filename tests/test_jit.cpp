@@ -466,12 +466,12 @@ TEST(jit_bitwise, both_gather_spellings) {
     clear_cache();
 }
 
-// Tap pairs (insert spelling): where i1 = i0 + 1 in every lane, one load from i0 brings both
-// taps. The pairs stop at the first vector holding the clamped right edge (align_corners'
+// Tap pairs: where i1 = i0 + 1 in every lane, one load brings both taps (the insert spelling:
+// one load from i0 per lane; the window path: one window for both). The pairs stop at the first vector holding the clamped right edge (align_corners'
 // last output; half_pixel upsampling's last few), whose lanes take element inserts, and so
 // does the tail. The last src row sits against a guard page: a pair that read past the row
 // would fault.
-TEST(jit_bitwise, linear_gather_tap_pairs) {
+TEST(jit_bitwise, linear_tap_pairs) {
     REQUIRE_AVX2();
     auto conf = [](std::vector<int64_t> src, std::vector<int64_t> out, coordinate_transformation_mode ct, data_format f) {
         const auto d = problem_builder().src(src).sizes(out).fmt(f).mode(mode::linear).ctm(ct);
@@ -485,22 +485,38 @@ TEST(jit_bitwise, linear_gather_tap_pairs) {
     EXPECT_EQ(conf({1, 3, 1080, 1920}, {224, 224}, ac, data_format::ncx).pair_vecs, 27);  // o = 223 is column 1919
     EXPECT_EQ(conf({1, 1, 3}, {17}, hp, data_format::ncx).pair_vecs, 1);  // o >= 14 clamp to column 2
     EXPECT_EQ(conf({1, 3, 1080, 1920}, {224, 224}, hp, data_format::nxc).pair_vecs, 0);  // flat rows: taps C apart
+    // Window pairs (any spelling): both taps in one window of tap 0's base.
+    const jit_conf up = conf({1, 3, 224, 224}, {512, 512}, hp, data_format::ncx);
+    EXPECT_TRUE(up.window);
+    EXPECT_EQ(up.ow_full, 64);
+    EXPECT_EQ(up.pair_vecs, 63);  // o = 511 is column 223
+    const jit_conf up3 = conf({1, 224, 224, 3}, {512, 512}, hp, data_format::nxc);  // flat_c 3
+    EXPECT_TRUE(up3.window);
+    EXPECT_GT(up3.pair_vecs, 0);  // a prefix: it ends at the first vector whose taps span 9+ elements
+    EXPECT_LT(up3.pair_vecs, up3.ow_full);
+    EXPECT_EQ(conf({1, 3, 40, 40}, {80, 80}, ac, data_format::ncx).pair_vecs, 9);
+    const jit_conf down4 = conf({1, 3, 64, 64}, {16, 16}, hp, data_format::ncx);  // taps 4 apart: no window
+    EXPECT_FALSE(down4.window);
+    EXPECT_EQ(down4.pair_vecs, 2);  // gather pairs
     set_gather_spelling_for_testing(0);
     EXPECT_EQ(conf({1, 3, 1080, 1920}, {224, 224}, hp, data_format::ncx).pair_vecs, 0);
+    EXPECT_EQ(conf({1, 3, 64, 64}, {16, 16}, hp, data_format::ncx).pair_vecs, 0);
+    EXPECT_EQ(conf({1, 3, 224, 224}, {512, 512}, hp, data_format::ncx).pair_vecs, 63);  // window pairs either way
     set_gather_spelling_for_testing(1);
     clear_cache();
     const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
         {{61}, {16}}, {{61}, {19}}, {{3}, {17}}, {{2}, {9}},  // edges inside and after the pairs
         {{40, 61}, {7, 16}},                                  // fused H step
         {{5, 61}, {9, 24}},                                   // plane mode
-        {{3, 5, 61}, {4, 9, 16}}};
+        {{3, 5, 61}, {4, 9, 16}},
+        {{24}, {61}}, {{9, 40}, {17, 80}}};                   // window pairs
     uint32_t seed = 300;
     for (const auto &cs : cases)
         for (auto ct : kCtms)
             for (auto t : kTypes) {
                 const auto d = problem_builder().src(layout(data_format::ncx, 1, 2, cs.first)).sizes(cs.second).fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
                 const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
-                EXPECT_TRUE(c.gather_by_insert) << describe(d);
+                EXPECT_TRUE(c.gather_by_insert || c.window) << describe(d);
                 ++seed;
                 ASSERT_EQ(check_case(d, seed, true, seed % 3 == 0), 0) << describe(d) << " pair_vecs=" << c.pair_vecs;
             }

@@ -197,22 +197,24 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
                 if (++ch == c.flat_c) ch = 0, ++o;
             }
             c.window = hi[0] - lo[0] < w && hi[1] - lo[1] < w;
-            pairs_open = pairs_open && v < c.ow_full && neighbours && hi[1] - lo[0] < w;
-            if (pairs_open) ++c.pair_vecs;
+            pairs_open = pairs_open && neighbours && hi[1] - lo[0] < w;
+            if (pairs_open && v < c.ow_full) ++c.pair_vecs;
+            else if (pairs_open) c.pair_tail = true;
         }
-        if (!c.window) c.pair_vecs = 0;
+        if (!c.window) c.pair_vecs = 0, c.pair_tail = false;
         const int spelling = g_gather_spelling.load();
         c.gather_by_insert = isa == cpu_isa::avx2 && !c.window && (spelling < 0 ? host_features().amd : spelling == 1);
         // Taps are neighbours wherever i0 < IW - 1, and i0 never falls as o grows: the pairs end
         // at the first output clamped to the last column, found by bisection.
         if (lin && c.gather_by_insert && c.flat_c == 1 && c.IW >= 2) {
-            int64_t lo = 0, hi = c.ow_full * w;  // [lo, hi): the first clamped output, or hi
+            int64_t lo = 0, hi = c.row_out;  // [lo, hi): the first clamped output, or row_out
             while (lo < hi) {
                 const int64_t mid = lo + (hi - lo) / 2;
                 if (linear_coord(mid, c.IW, c.OW, p.ctm).i0 < c.IW - 1) lo = mid + 1;
                 else hi = mid;
             }
-            c.pair_vecs = lo / w;
+            c.pair_vecs = std::min(lo / w, c.ow_full);
+            c.pair_tail = c.ow_tail > 0 && lo == c.row_out;
         }
         // A dword gather of a 16-bit row would read 2 bytes past its last element; inserts read
         // exactly one word each, so only the gather-instruction spelling stages.

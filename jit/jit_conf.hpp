@@ -90,7 +90,10 @@ struct jit_conf {
     //   serves both vpermps, and tap 1's indices are tap 0's plus flat_c (a vpaddd, not a load).
     // - Insert spelling of the gather path, NCX rows (flat_c 1): one 8-byte (f32) or 4-byte
     //   (16-bit) load from i0 per lane brings both taps: half the loads and index reads.
+    // pair_tail: the tail vector too (its padding lanes read inside the row: the gather path
+    // pairs elements 0 and 1 for them, the window path its window's first flat_c + 1).
     int64_t pair_vecs = 0;
+    bool pair_tail = false;
     // Linear H steps whose src rows neighbouring output rows hardly share (H downsampling by
     // about 2x or more) skip the W-row cache: one fused call W-interpolates both src rows and
     // blends them, so an output row (k == 2) is one call and no W row goes through scratch.

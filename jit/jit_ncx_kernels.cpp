@@ -288,7 +288,7 @@ void jit_ncx_wpass<isa>::row() {
     };
     loop(c.pair_vecs, true);
     loop(c.ow_full - c.pair_vecs, false);
-    if (c.ow_tail > 0) vector(final_ ? c.ow_tail : simd_w);
+    if (c.ow_tail > 0) vector(final_ ? c.ow_tail : simd_w, c.pair_tail);
 }
 
 template <cpu_isa isa>
@@ -309,7 +309,7 @@ void jit_ncx_wpass<isa>::generate() {
         vbroadcastss(vmm_wh1, PARG(w1));
     }
     if (c.stage) mov(reg_scr, PARG(scratch));
-    if (c.window && c.pair_vecs > 0) {
+    if (c.window && (c.pair_vecs > 0 || c.pair_tail)) {
         mov(reg_tmp.cvt32(), static_cast<uint32_t>(c.flat_c));
         vmovd(Xmm(vmm_flat_c.getIdx()), reg_tmp.cvt32());
         vpbroadcastd(vmm_flat_c, Xmm(vmm_flat_c.getIdx()));

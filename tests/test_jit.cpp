@@ -467,7 +467,8 @@ TEST(jit_bitwise, both_gather_spellings) {
 }
 
 // Tap pairs: where i1 = i0 + 1 in every lane, one load brings both taps (the insert spelling:
-// one load from i0 per lane; the window path: one window for both). The pairs stop at the first vector holding the clamped right edge (align_corners'
+// one load from i0 per lane; the window path: one window for both), in the tail vector too
+// when all of its real lanes qualify. The pairs stop at the first vector holding the clamped right edge (align_corners'
 // last output; half_pixel upsampling's last few), whose lanes take element inserts, and so
 // does the tail. The last src row sits against a guard page: a pair that read past the row
 // would fault.
@@ -484,6 +485,10 @@ TEST(jit_bitwise, linear_tap_pairs) {
     EXPECT_EQ(img.pair_vecs, 28);
     EXPECT_EQ(conf({1, 3, 1080, 1920}, {224, 224}, ac, data_format::ncx).pair_vecs, 27);  // o = 223 is column 1919
     EXPECT_EQ(conf({1, 1, 3}, {17}, hp, data_format::ncx).pair_vecs, 1);  // o >= 14 clamp to column 2
+    EXPECT_FALSE(conf({1, 1, 3}, {17}, hp, data_format::ncx).pair_tail);
+    const jit_conf r525 = conf({1, 16, 525, 525}, {5, 5}, hp, data_format::ncx);  // all tail
+    EXPECT_EQ(r525.pair_vecs, 0);
+    EXPECT_TRUE(r525.pair_tail);
     EXPECT_EQ(conf({1, 3, 1080, 1920}, {224, 224}, hp, data_format::nxc).pair_vecs, 0);  // flat rows: taps C apart
     // Window pairs (any spelling): both taps in one window of tap 0's base.
     const jit_conf up = conf({1, 3, 224, 224}, {512, 512}, hp, data_format::ncx);
@@ -506,6 +511,7 @@ TEST(jit_bitwise, linear_tap_pairs) {
     clear_cache();
     const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
         {{61}, {16}}, {{61}, {19}}, {{3}, {17}}, {{2}, {9}},  // edges inside and after the pairs
+        {{525, 525}, {5, 5}}, {{61}, {5}},                    // pairs in the tail
         {{40, 61}, {7, 16}},                                  // fused H step
         {{5, 61}, {9, 24}},                                   // plane mode
         {{3, 5, 61}, {4, 9, 16}},

@@ -59,7 +59,7 @@ void jit_ncx_wpass<isa>::gather(const Reg64 &row, const Vmm &v, int idx_off, boo
         const Xmm lo(v.getIdx()), hi(vmm_idx.getIdx());
         for (int l = 0; l < simd_w; ++l) {
             const Xmm &x = l < 4 ? lo : hi;
-            movsxd(reg_tmp, dword[reg_tab + idx_off + 4 * l]);
+            movsxd(reg_tmp, dword[tab(idx_off + 4 * l)]);
             if (l % 4 == 0) vmovss(x, dword[row + reg_tmp * 4]);
             else vinsertps(x, x, dword[row + reg_tmp * 4], static_cast<uint8_t>((l % 4) << 4));
         }
@@ -67,12 +67,12 @@ void jit_ncx_wpass<isa>::gather(const Reg64 &row, const Vmm &v, int idx_off, boo
         return;
     }
     if constexpr (kEvex) {
-        vmovdqu32(vmm_idx, ptr[reg_tab + idx_off]);
+        vmovdqu32(vmm_idx, ptr[tab(idx_off)]);
         kxnorw(k_tmp, k_tmp, k_tmp);  // the gather clears its mask
         if (as_float) vgatherdps(v | k_tmp, ptr[row + vmm_idx * 4]);
         else vpgatherdd(v | k_tmp, ptr[row + vmm_idx * 4]);
     } else {
-        vmovdqu(vmm_idx, ptr[reg_tab + idx_off]);
+        vmovdqu(vmm_idx, ptr[tab(idx_off)]);
         vpcmpeqd(vmm_mask, vmm_mask, vmm_mask);  // the gather clears its mask
         if (as_float) vgatherdps(v, ptr[row + vmm_idx * 4], vmm_mask);
         else vpgatherdd(v, ptr[row + vmm_idx * 4], vmm_mask);
@@ -84,7 +84,7 @@ void jit_ncx_wpass<isa>::gather(const Reg64 &row, const Vmm &v, int idx_off, boo
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::gather_words(const Reg64 &row, const Xmm &x, int idx_off) {
     for (int l = 0; l < simd_w; ++l) {
-        movsxd(reg_tmp, dword[reg_tab + idx_off + 4 * l]);
+        movsxd(reg_tmp, dword[tab(idx_off + 4 * l)]);
         if (l == 0) {
             movzx(reg_tmp.cvt32(), word[row + reg_tmp * 2]);
             vmovd(x, reg_tmp.cvt32());
@@ -119,7 +119,7 @@ void jit_ncx_wpass<isa>::gather_pairs(const Reg64 &row, const Reg64 *row_b) {
             const int xy = (l / 2) % 2 * 2, half = l / 4;  // X or Y; lane half
             const int reg = bf16 ? l / 4 : c.esize == 4 ? xy + half : xy;
             const int slot = bf16 ? l % 4 : c.esize == 4 ? l % 2 : half * 2 + l % 2;
-            movsxd(reg_tmp, dword[reg_tab + V + 4 * l]);
+            movsxd(reg_tmp, dword[tab(V + 4 * l)]);
             for (int i = 0; i < n_rows; ++i) {
                 const Xmm x(kPairRegs[i][reg]);
                 const Address pair = c.esize == 4 ? ptr[rows[i] + reg_tmp * 4] : ptr[rows[i] + reg_tmp * 2];
@@ -156,16 +156,16 @@ void jit_ncx_wpass<isa>::gather_pairs(const Reg64 &row, const Reg64 *row_b) {
 
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::load_idx(int off) {
-    if constexpr (kEvex) vmovdqu32(vmm_idx, ptr[reg_tab + off]);
-    else vmovdqu(vmm_idx, ptr[reg_tab + off]);
+    if constexpr (kEvex) vmovdqu32(vmm_idx, ptr[tab(off)]);
+    else vmovdqu(vmm_idx, ptr[tab(off)]);
 }
 
 // simd_w 16-bit results in x, n of them real.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::store_xwords(const Xmm &x, int64_t n) {
-    if (n == simd_w && nt_) vmovntdq(ptr[reg_dst], x);
-    else if (n == simd_w) vmovdqu(ptr[reg_dst], x);
-    else store_words(ptr[reg_dst], x, n);
+    if (n == simd_w && nt_) vmovntdq(ptr[out()], x);
+    else if (n == simd_w) vmovdqu(ptr[out()], x);
+    else store_words(ptr[out()], x, n);
 }
 
 // Nearest: one output vector (n real lanes) from one W-table record.
@@ -176,27 +176,27 @@ void jit_ncx_wpass<isa>::nearest_vector(int64_t n) {
     const Xmm xa(vmm_a.getIdx());
     if (c.window && c.esize == 2 && kEvex) {
         // 16 words, widened to dwords, permuted, narrowed: vpshufb cannot cross 128-bit lanes.
-        movsxd(reg_ba, dword[reg_tab]);
+        movsxd(reg_ba, dword[tab()]);
         load_u32(vmm_a, ptr[reg_src + reg_ba * 2], simd_w);
         load_idx(V);
         vpermd(vmm_a, vmm_idx, vmm_a);
     } else if (c.window && c.esize == 2) {
         // Eight 16-bit lanes from one 16-byte window: vpshufb picks the words.
-        movsxd(reg_ba, dword[reg_tab]);
+        movsxd(reg_ba, dword[tab()]);
         vmovdqu(xa, ptr[reg_src + reg_ba * 2]);
-        vpshufb(xa, xa, ptr[reg_tab + V]);
+        vpshufb(xa, xa, ptr[tab(V)]);
         return store_xwords(xa, n);
     } else if (c.gather_by_insert && c.esize == 2) {
         gather_words(reg_src, xa, V);
         return store_xwords(xa, n);
     } else if (c.window) {
-        movsxd(reg_ba, dword[reg_tab]);
+        movsxd(reg_ba, dword[tab()]);
         load_idx(V);
         vpermd(vmm_a, vmm_idx, ptr[reg_src + reg_ba * 4]);
     } else {
         gather(reg_src, vmm_a, V, false);
     }
-    store_u32_bits(c.esize, ptr[reg_dst], vmm_a, n, nt_);
+    store_u32_bits(c.esize, ptr[out()], vmm_a, n, nt_);
 }
 
 // Linear: the W interpolation of `row` for the current record, into r (f32 lanes).
@@ -205,16 +205,16 @@ void jit_ncx_wpass<isa>::linear_w(const Reg64 &row, const Vmm &r, bool pairs) {
     const jit_conf &c = conf_;
     const int V = simd_w * 4;
     if (pairs) {  // window pairs: one window from tap 0's base feeds both vpermps
-        movsxd(reg_ba, dword[reg_tab]);
+        movsxd(reg_ba, dword[tab()]);
         load_f32(c.dt, vmm_b, ptr[row + reg_ba * c.esize], simd_w);
         load_idx(V);
-        vpaddd(vmm_idx_b, vmm_flat_c, ptr[reg_tab + V]);  // from memory: the vpermps stay independent
+        vpaddd(vmm_idx_b, vmm_flat_c, ptr[tab(V)]);  // from memory: the vpermps stay independent
         vpermps(vmm_a, vmm_idx, vmm_b);
         vpermps(vmm_b, vmm_idx_b, vmm_b);
     } else if (c.window) {
         // Each tap set lies in simd_w consecutive elements: one load and one vpermps apiece.
-        movsxd(reg_ba, dword[reg_tab]);
-        movsxd(reg_bb, dword[reg_tab + 4]);
+        movsxd(reg_ba, dword[tab()]);
+        movsxd(reg_bb, dword[tab(4)]);
         const int esz = c.esize;
         load_f32(c.dt, vmm_a, ptr[row + reg_ba * esz], simd_w);
         load_f32(c.dt, vmm_b, ptr[row + reg_bb * esz], simd_w);
@@ -241,8 +241,8 @@ void jit_ncx_wpass<isa>::linear_w(const Reg64 &row, const Vmm &r, bool pairs) {
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::blend_w(const Vmm &r, const Vmm &a, const Vmm &b) {
     const int V = simd_w * 4;
-    vmulps(r, a, ptr[reg_tab + 3 * V]);
-    vfmadd231ps(r, b, ptr[reg_tab + 4 * V]);
+    vmulps(r, a, ptr[tab(3 * V)]);
+    vfmadd231ps(r, b, ptr[tab(4 * V)]);
 }
 
 // One output vector (n real lanes). Fused: the W steps of both H taps, then the H step
@@ -262,8 +262,8 @@ void jit_ncx_wpass<isa>::vector(int64_t n, bool pairs) {
         vmulps(vmm_r, vmm_wh0, vmm_r);
         vfmadd231ps(vmm_r, vmm_wh1, vmm_rb);
     }
-    if (final_) store_f32(conf_.dt, ptr[reg_dst], vmm_r, n, nt_);
-    else vmovups(ptr[reg_dst], vmm_r);  // scratch rows are padded to ow_pad lanes
+    if (final_) store_f32(conf_.dt, ptr[out()], vmm_r, n, nt_);
+    else vmovups(ptr[out()], vmm_r);  // scratch rows are padded to ow_pad lanes
 }
 
 template <cpu_isa isa>
@@ -274,17 +274,26 @@ void jit_ncx_wpass<isa>::row() {
         stage_row(reg_src, 0);
         if (fused_) stage_row(reg_src_b, c.iw_pad * 4);
     }
+    // Two vectors per trip (slot_ 0 and 1 address the second record and output vector by
+    // displacement): the pointer steps and the loop branch cost half as much per vector.
     auto loop = [&](int64_t vecs, bool pairs) {
-        if (vecs == 0) return;
-        Label l_ow;
-        mov(reg_cnt, vecs);
-        L(l_ow); {
-            vector(simd_w, pairs);
-            add(reg_tab, c.rec_bytes);
-            add(reg_dst, simd_w * out_es);
-            dec(reg_cnt);
-            jnz(l_ow, T_NEAR);
+        constexpr int kUnroll = 2;
+        auto group = [&](int n) {
+            for (slot_ = 0; slot_ < n; ++slot_) vector(simd_w, pairs);
+            slot_ = 0;
+            add(reg_tab, n * c.rec_bytes);
+            add(reg_dst, n * simd_w * out_es);
+        };
+        if (vecs >= kUnroll) {
+            Label l_ow;
+            mov(reg_cnt, vecs / kUnroll);
+            L(l_ow); {
+                group(kUnroll);
+                dec(reg_cnt);
+                jnz(l_ow, T_NEAR);
+            }
         }
+        if (vecs % kUnroll) group(static_cast<int>(vecs % kUnroll));
     };
     loop(c.pair_vecs, true);
     loop(c.ow_full - c.pair_vecs, false);
@@ -388,10 +397,12 @@ void jit_ncx_vblend<isa>::row(int out_es) {
             vfmadd231ps(r, vmm_wd1, vmm_r1);
         }
     };
-    auto one = [&](int64_t n) {
-        blend(vmm_r, 0);
-        if (final_) store_f32(c.dt, ptr[reg_dst], vmm_r, n, nt_);
-        else vmovups(ptr[reg_dst], vmm_r);
+    // Vector k of the current group: sources at k vectors of f32, the result at k of out_es.
+    auto one = [&](int64_t n, int k = 0) {
+        blend(vmm_r, k * simd_w * 4);
+        const Address out = ptr[reg_dst + k * simd_w * out_es];
+        if (final_) store_f32(c.dt, out, vmm_r, n, nt_);
+        else vmovups(out, vmm_r);
     };
     auto advance = [&](int vecs) {
         for (const Reg64 &r : hd_ ? std::vector<Reg64>{reg_a, reg_b, reg_c, reg_d} : std::vector<Reg64>{reg_a, reg_b})
@@ -419,19 +430,21 @@ void jit_ncx_vblend<isa>::row(int out_es) {
             singles = c.ow_full % 2;
         }
     }
-    if (singles == 1) {
-        one(simd_w);
-        advance(1);
-    } else if (singles > 1) {
+    // Four vectors per trip: the pointer steps and the loop branch then cost a quarter as much
+    // per vector (plane rows are short: 2x rows of 64 floats are 8 vectors).
+    constexpr int kUnroll = 4;
+    if (singles >= kUnroll) {
         Label l_ow;
-        mov(reg_cnt, singles);
+        mov(reg_cnt, singles / kUnroll);
         L(l_ow); {
-            one(simd_w);
-            advance(1);
+            for (int k = 0; k < kUnroll; ++k) one(simd_w, k);
+            advance(kUnroll);
             dec(reg_cnt);
             jnz(l_ow, T_NEAR);
         }
     }
+    for (int k = 0; k < singles % kUnroll; ++k) one(simd_w, k);
+    if (singles % kUnroll) advance(static_cast<int>(singles % kUnroll));
     if (c.ow_tail > 0) one(final_ ? c.ow_tail : simd_w);
 }
 

@@ -55,6 +55,12 @@ private:
     void blend_w(const Vmm &r, const Vmm &a, const Vmm &b);
     void vector(int64_t n, bool pairs = false);
     void row();  // the W pass of the row at reg_src into reg_dst (advances reg_dst, reg_tab)
+
+    // The vector being emitted within an unrolled group: its W record and output vector lie
+    // slot_ records and slot_ vectors past reg_tab and reg_dst.
+    int slot_ = 0;
+    Xbyak::RegExp tab(int off = 0) const { return reg_tab + (slot_ * conf_.rec_bytes + off); }
+    Xbyak::RegExp out() const { return reg_dst + slot_ * simd_w * (final_ ? conf_.esize : 4); }
 };
 
 template <cpu_isa isa>

@@ -96,7 +96,7 @@ void jit_ncx_wpass<isa>::gather_words(const Reg64 &row, const Xmm &x, int idx_of
 
 // Both taps of every lane where they are neighbours (i1 = i0 + 1): one load of the pair
 // (x[i0], x[i0 + 1]) per lane, at the tap-0 indices, instead of one load per tap. AVX2 insert
-// spelling only. With row_b (the fused H step) each index read serves both src rows. Row i
+// spelling only (jit_conf sets gather pairs only with it, and it is AVX2-only). With row_b (the fused H step) each index read serves both src rows. Row i
 // works in the four registers kPairRegs[i] = {x, x_hi, y, y_hi} and leaves tap 0 in x_hi and
 // tap 1 in y_hi, as f32 lanes.
 // - f32: 8-byte pairs, two per xmm (vmovsd, vmovhps), ordered so that lane half h of X holds

@@ -467,13 +467,19 @@ TEST(jit_bitwise, both_gather_spellings) {
 }
 
 // Tap pairs: where i1 = i0 + 1 in every lane, one load brings both taps (the insert spelling:
-// one load from i0 per lane; the window path: one window for both), in the tail vector too
-// when all of its real lanes qualify. The pairs stop at the first vector holding the clamped right edge (align_corners'
-// last output; half_pixel upsampling's last few), whose lanes take element inserts, and so
-// does the tail. The last src row sits against a guard page: a pair that read past the row
-// would fault.
+// one load from i0 per lane; the window path: one window for both). The pairs stop at the
+// first vector that holds a clamped output (align_corners' last one, half_pixel upsampling's
+// last few), whose lanes load each tap apart; the tail pairs too when all its real lanes
+// qualify. The last src row sits against a guard page: a pair that read past the row would
+// fault.
 TEST(jit_bitwise, linear_tap_pairs) {
     REQUIRE_AVX2();
+    struct spelling_reset {  // also when an assertion ends the test early
+        ~spelling_reset() {
+            set_gather_spelling_for_testing(-1);
+            clear_cache();
+        }
+    } reset;
     auto conf = [](std::vector<int64_t> src, std::vector<int64_t> out, coordinate_transformation_mode ct, data_format f) {
         const auto d = problem_builder().src(src).sizes(out).fmt(f).mode(mode::linear).ctm(ct);
         return make_jit_conf(make_problem(d), cpu_isa::avx2);
@@ -526,8 +532,6 @@ TEST(jit_bitwise, linear_tap_pairs) {
                 ++seed;
                 ASSERT_EQ(check_case(d, seed, true, seed % 3 == 0), 0) << describe(d) << " pair_vecs=" << c.pair_vecs;
             }
-    set_gather_spelling_for_testing(-1);
-    clear_cache();
 }
 
 // 16-bit rows on the gather path: the insert spelling reads each word in place (no staging, no

@@ -3,7 +3,7 @@
 // - read floor: one load from every 64-byte src line that the output needs (the taps of every
 //   axis, zero-weight linear taps included: semantics.md needs them for NaN propagation);
 // - write floor: the faster of memset and a non-temporal fill of the dst bytes (the stores
-//   alone, no loads; NT wins once dst outgrows the cache).
+//   alone, no loads; NT wins once dst outgrows the cache), both of non-zero bytes.
 // No kernel can beat the larger of the two by much; "floor / xinterp" says how close we are.
 //   bench_floors [--threads N] [--reps N] [--filter S]
 #include <emmintrin.h>

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <functional>
 
 #include "../jit/jit_conf.hpp"
 #include "cpu_isa.hpp"
@@ -259,6 +260,24 @@ struct nt_threshold {
     }
 };
 
+// Runs body(nt_bytes, threads) with no NT stores (nt_bytes 0: the default threshold, which
+// these small shapes stay under) and with NT for every dst (1), each at 1 and 2 threads; the
+// caller's thread count comes back after. A fatal failure in body (an ASSERT, which returns
+// from body only) ends the runs.
+void for_nt_and_threads(const std::function<void(size_t, int)> &body) {
+    const int saved = omp_get_max_threads();
+    for (size_t nt_bytes : {size_t(0), size_t(1)}) {
+        nt_threshold nt(nt_bytes);
+        for (int threads : {1, 2}) {
+            omp_set_num_threads(threads);
+            body(nt_bytes, threads);
+            if (::testing::Test::HasFatalFailure()) break;
+        }
+        if (::testing::Test::HasFatalFailure()) break;
+    }
+    omp_set_num_threads(saved);
+}
+
 // dst >= the NT threshold with store-aligned shapes takes the non-temporal variant (for a
 // 32-byte-aligned dst) and must still match the reference bit for bit; an unaligned dst takes
 // the other one. NXC linear C = 16 runs separably at bf16 (the blends' NT variant).
@@ -354,25 +373,20 @@ TEST(jit_bitwise, nxc_nearest_row_pairs) {
     EXPECT_TRUE(!conf(odd).row_pairs && conf(odd).copy_rows);
     const auto up15 = problem_builder().src({1, 40, 40, 16}).sizes({60, 60}).mode(mode::nearest);
     EXPECT_TRUE(!conf(up15).row_pairs && !conf(up15).copy_rows);
-    const int saved = omp_get_max_threads();
     uint32_t seed = 70;
-    for (size_t nt_bytes : {size_t(0), size_t(1)}) {
-        nt_threshold nt(nt_bytes);  // 0: the default (no NT here); 1: NT for all
-        for (int threads : {1, 2})
-            for (auto t : kTypes)
-                for (int64_t c : {8, 16, 24})
-                    for (auto ct : kCtms)
-                        for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
-                                 {{37, 41}, {74, 83}}, {{13, 20}, {39, 7}}, {{3, 5, 7}, {5, 12, 9}}}) {
-                            omp_set_num_threads(threads);
-                            const auto d = problem_builder().src(layout(data_format::nxc, 2, c, cs.first)).sizes(cs.second).mode(mode::nearest).ctm(ct).dt(t);
-                            const bool whole = c * static_cast<int64_t>(xt::esize(t)) % 32 == 0;
-                            EXPECT_EQ(conf(d).row_pairs, whole && nt_bytes == 0) << describe(d);  // NT: single rows
-                            ++seed;
-                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
-                        }
-    }
-    omp_set_num_threads(saved);
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (auto t : kTypes)
+            for (int64_t c : {8, 16, 24})
+                for (auto ct : kCtms)
+                    for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+                             {{37, 41}, {74, 83}}, {{13, 20}, {39, 7}}, {{3, 5, 7}, {5, 12, 9}}}) {
+                        const auto d = problem_builder().src(layout(data_format::nxc, 2, c, cs.first)).sizes(cs.second).mode(mode::nearest).ctm(ct).dt(t);
+                        const bool whole = c * static_cast<int64_t>(xt::esize(t)) % 32 == 0;
+                        EXPECT_EQ(conf(d).row_pairs, whole && nt_bytes == 0) << describe(d);  // NT: single rows
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                    }
+    });
 }
 
 // Direct NXC 2-D linear in row pairs: same-taps pairs (2x half_pixel: rows 2i + 1, 2i + 2) and
@@ -387,24 +401,19 @@ TEST(jit_bitwise, nxc_linear_row_pairs) {
     EXPECT_TRUE(conf(up3).same_pairs);
     const auto down = problem_builder().src({1, 20, 20, 16}).sizes({10, 10}).mode(mode::linear);
     EXPECT_FALSE(conf(down).same_pairs || conf(down).row_pairs);
-    const int saved = omp_get_max_threads();
     uint32_t seed = 90;
-    for (size_t nt_bytes : {size_t(0), size_t(1)}) {
-        nt_threshold nt(nt_bytes);
-        for (int threads : {1, 2})
-            for (auto t : {data_type::f32, data_type::f16})
-                for (int64_t c : {8, 13, 24})
-                    for (auto ct : kCtms)
-                        for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
-                                 {{17, 9}, {34, 18}}, {{10, 7}, {30, 5}}, {{12, 5}, {18, 11}}, {{3, 4}, {7, 9}}}) {
-                            omp_set_num_threads(threads);
-                            const auto d = problem_builder().src(layout(data_format::nxc, 2, c, cs.first)).sizes(cs.second).mode(mode::linear).ctm(ct).dt(t);
-                            ++seed;
-                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
-                                << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
-                        }
-    }
-    omp_set_num_threads(saved);
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (auto t : {data_type::f32, data_type::f16})
+            for (int64_t c : {8, 13, 24})
+                for (auto ct : kCtms)
+                    for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+                             {{17, 9}, {34, 18}}, {{10, 7}, {30, 5}}, {{12, 5}, {18, 11}}, {{3, 4}, {7, 9}}}) {
+                        const auto d = problem_builder().src(layout(data_format::nxc, 2, c, cs.first)).sizes(cs.second).mode(mode::linear).ctm(ct).dt(t);
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                            << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                    }
+    });
 }
 
 // Direct NXC 3-D linear in D pairs: rows (od, oh) and (od + 1, oh) with the same D taps share
@@ -418,7 +427,6 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
     EXPECT_TRUE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear)).d_pairs);
     EXPECT_FALSE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({8, 128, 128}).mode(mode::linear)).d_pairs);  // D down
     EXPECT_FALSE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear).dt(data_type::bf16)).d_pairs);
-    const int saved = omp_get_max_threads();
     uint32_t seed = 120;
     struct shape {
         std::vector<int64_t> in, out;
@@ -430,21 +438,17 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
         {{4, 64, 16}, {9, 70, 21}, 13, data_type::f32},  // D 2.25x, C with a tail
         {{3, 66, 11}, {7, 40, 23}, 24, data_type::f32},  // H down, D 2.33x
         {{2, 128, 16}, {5, 129, 16}, 260, data_type::f16}};
-    for (size_t nt_bytes : {size_t(0), size_t(1)}) {
-        nt_threshold nt(nt_bytes);
-        for (int threads : {1, 2})
-            for (const shape &sh : shapes)
-                for (auto ct : kCtms) {
-                    if (sh.t == data_type::f16 && (threads == 2 || ct != kCtms[0])) continue;  // the big one once per NT setting
-                    omp_set_num_threads(threads);
-                    const auto d = problem_builder().src(layout(data_format::nxc, 1, sh.c, sh.in)).sizes(sh.out).mode(mode::linear).ctm(ct).dt(sh.t);
-                    EXPECT_TRUE(conf(d).d_pairs && !conf(d).nxc_separable) << describe(d);
-                    ++seed;
-                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
-                        << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
-                }
-    }
-    omp_set_num_threads(saved);
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (const shape &sh : shapes)
+            for (auto ct : kCtms) {
+                if (sh.t == data_type::f16 && (threads == 2 || ct != kCtms[0])) continue;  // the big one once per NT setting
+                const auto d = problem_builder().src(layout(data_format::nxc, 1, sh.c, sh.in)).sizes(sh.out).mode(mode::linear).ctm(ct).dt(sh.t);
+                EXPECT_TRUE(conf(d).d_pairs && !conf(d).nxc_separable) << describe(d);
+                ++seed;
+                ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                    << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+            }
+    });
 }
 
 // The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both

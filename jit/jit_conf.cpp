@@ -81,6 +81,46 @@ h_links scan_h_links(const problem &p, int axis = 1) {
 bool separable_pays(const problem &p, const h_links &h) {
     return (p.dt == data_type::bf16 || p.out[1] >= 4 * p.in[1]) && !h.rarely_shared(p);
 }
+
+// jit_conf::up2_*: the longest run of full vectors whose every lane has exactly the 2x taps
+// and weights (checked lane by lane against the reference's linear_coord, so the fixed-weight
+// code computes the reference's bits), in groups of two vectors.
+void set_up2_run(jit_conf &c, const problem &p) {
+    auto lane_ok = [&](int64_t o) {
+        const linear_tap t = linear_coord(o, c.IW, c.OW, p.ctm);
+        const int64_t j = o / 2;
+        return o % 2 == 0 ? t.i0 == j - 1 && t.i1 == j && t.w0 == 0.25f && t.w1 == 0.75f
+                          : t.i0 == j && t.i1 == j + 1 && t.w0 == 0.75f && t.w1 == 0.25f;
+    };
+    auto vec_ok = [&](int64_t v) {
+        for (int64_t o = v * c.simd_w; o < (v + 1) * c.simd_w; ++o)
+            if (!lane_ok(o)) return false;
+        return true;
+    };
+    int64_t first = 0;
+    while (first < c.ow_full && !vec_ok(first)) ++first;
+    int64_t end = first;
+    while (end < c.ow_full && vec_ok(end)) ++end;
+    c.up2_first = first;
+    c.up2_groups = (end - first) / 2;
+}
+
+// jit_conf::h2_pairs: every output row but the first and last has the 2x H taps and weights;
+// those two read rows (0, 1) and (I - 1, I - 1), and their weights go into conf.
+bool h_is_up2(const problem &p, jit_conf &c) {
+    const int64_t I = p.in[1], O = p.out[1];
+    if (p.ctm != coordinate_transformation_mode::half_pixel || O != 2 * I || I < 2) return false;
+    const linear_tap head = linear_coord(0, I, O, p.ctm), tail = linear_coord(O - 1, I, O, p.ctm);
+    if (head.i0 != 0 || head.i1 != 1 || tail.i0 != I - 1 || tail.i1 != I - 1) return false;
+    for (int64_t j = 0; j + 1 < I; ++j) {
+        const linear_tap a = linear_coord(2 * j + 1, I, O, p.ctm), b = linear_coord(2 * j + 2, I, O, p.ctm);
+        if (a.i0 != j || a.i1 != j + 1 || a.w0 != 0.75f || a.w1 != 0.25f) return false;
+        if (b.i0 != j || b.i1 != j + 1 || b.w0 != 0.25f || b.w1 != 0.75f) return false;
+    }
+    c.h2_head_w[0] = head.w0, c.h2_head_w[1] = head.w1;
+    c.h2_tail_w[0] = tail.w0, c.h2_tail_w[1] = tail.w1;
+    return true;
+}
 }  // namespace
 
 bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not) {
@@ -222,6 +262,8 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         // Record: a simd_w*4-byte header (window bases), then index vectors and weights.
         c.rec_bytes = static_cast<int>(w * 4 * (lin ? 5 : 2));
         c.fuse_h = lin && c.k >= 2 && hl.rarely_shared(p);
+        if (lin && c.window && c.flat_c == 1 && !c.fuse_h && p.ctm == coordinate_transformation_mode::half_pixel && c.OW == 2 * c.IW)
+            set_up2_run(c, p);
         c.n_slots = lin && !c.fuse_h ? 2 * c.nd : 0;
         const int64_t stage_bytes = c.stage ? c.iw_pad * 4 * (c.fuse_h ? 2 : 1) : 0;
         int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 && c.fuse_h ? 2 : 0)) * c.ow_pad * 4 : 0;
@@ -268,6 +310,11 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     // With NT stores NXC nearest rows go singly: the pair kernel's two interleaved NT streams
     // ran vol_2x NXC 1.3x slower (more write-combining buffers open at once).
     if (nxc_nearest && c.nt_eligible) c.row_pairs = false;
+    if (c.up2_groups > 0 && c.k == 2 && c.plane_mode && !c.nt_eligible && p.out[1] * c.dst_row_bytes <= jit_conf::kPlaneBudget &&
+        h_is_up2(p, c)) {
+        c.h2_pairs = true;
+        c.scratch_bytes = 0;  // no W-plane; the edge rows' fused pass reads src in place (no staging: window path)
+    }
     // Nearest rows that cannot take aligned NT stores stream through scratch instead (per-row
     // drivers only: plane mode writes a plane of short rows per call), where H upsampling by 2x
     // or more repeats each row. A/B on the dev VM, against plain stores: 8-9x up 1.3-1.5x

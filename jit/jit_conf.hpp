@@ -94,6 +94,24 @@ struct jit_conf {
     // pairs elements 0 and 1 for them, the window path its window's first flat_c + 1).
     int64_t pair_vecs = 0;
     bool pair_tail = false;
+    // Linear W upsampling by exactly 2x, half_pixel (NCX rows, window path, not fused): output
+    // 2j blends src j - 1 and j with weights 0.25 and 0.75, output 2j + 1 src j and j + 1 with
+    // 0.75 and 0.25, everywhere short of the clamped edges. From vector up2_first on, up2_groups
+    // groups of two vectors (2 * simd_w outputs from src k - 1 .. k + simd_w) take no table:
+    // three unaligned loads give the taps of all even and all odd outputs, the weights are
+    // constants in registers, and an interleave puts the results in order. The tables'
+    // permutes and weight loads were the W pass's bottleneck (~3 cycles per vector on Zen 3).
+    int64_t up2_first = 0, up2_groups = 0;
+    // 2-D with up2 groups and H too exactly 2x half_pixel (rows 2j + 1 and 2j + 2 blend src rows
+    // j and j + 1 with weights (0.75, 0.25) and (0.25, 0.75), checked row by row): a plane's
+    // row pairs come from one h2 call (jit_ncx_h2.cpp), which keeps each src row's W step in
+    // registers, column block by column block, instead of going through a W-plane. The other
+    // rows (0, OH - 1, and any a thread's range splits) take the fused W+H pass, one row each,
+    // from hrows records with src row offsets. Only where a dst plane fits kPlaneBudget (its
+    // column-wise stores stay in L2) and without NT stores (column-wise NT stores would keep a
+    // write-combining buffer open per row).
+    bool h2_pairs = false;
+    float h2_head_w[2] = {0.f, 0.f}, h2_tail_w[2] = {0.f, 0.f};  // rows 0 and OH - 1: (w0, w1)
     // Linear H steps whose src rows neighbouring output rows hardly share (H downsampling by
     // about 2x or more) skip the W-row cache: one fused call W-interpolates both src rows and
     // blends them, so an output row (k == 2) is one call and no W row goes through scratch.
@@ -166,8 +184,9 @@ struct jit_pass_args {
     const void *src_c;  // 3-D blend: D tap 1's rows (src, src_b are D tap 0's)
     const void *src_d;
     float wd0, wd1;     // 3-D blend: D weights
-    int64_t rows;       // plane kernels: rows to do
+    int64_t rows;       // plane kernels: rows to do (h2: row pairs)
     const void *rtab;   // nearest plane W pass: per output row, the s64 byte offset of its src row
+    int64_t edges;      // h2: bit 0, also output row 0 (before the pairs); bit 1, row OH - 1 (after)
 };
 
 // The stream copy's ABI: one row of jit_conf::dst_row_bytes from src to dst (any alignment).

@@ -1,5 +1,6 @@
 #include "jit_ncx_kernels.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 #include <vector>
@@ -14,13 +15,14 @@ constexpr size_t kMaxCodeSize = 8 * 1024;
 }  // namespace
 
 template <cpu_isa isa>
-jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt, bool fused, bool plane)
+jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt, bool fused, bool plane, bool h2)
     : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16),
       conf_(conf),
       final_(final_out),
       nt_(nt && final_out),
       fused_(fused),
-      plane_(plane) {}
+      plane_(plane),
+      h2_(h2) {}
 
 // Gather-instruction path, 16-bit: widen `row` once into scratch + off (f32 for linear,
 // zero-extended bits for nearest), with exact-size loads, and point `row` there: the gathers
@@ -295,13 +297,107 @@ void jit_ncx_wpass<isa>::row() {
         }
         if (vecs % kUnroll) group(static_cast<int>(vecs % kUnroll));
     };
-    loop(c.pair_vecs, true);
-    loop(c.ow_full - c.pair_vecs, false);
+    // Full vectors [0, u0) and [u1, ow_full) from their records (pairs first: pair_vecs is a
+    // prefix), [u0, u1) by up2 groups.
+    const bool up2 = c.up2_groups > 0 && !fused_;
+    const int64_t u0 = up2 ? c.up2_first : c.ow_full, u1 = up2 ? u0 + 2 * c.up2_groups : c.ow_full;
+    auto span = [&](int64_t from, int64_t to) {
+        const int64_t p_end = std::clamp(c.pair_vecs, from, to);
+        loop(p_end - from, true);
+        loop(to - p_end, false);
+    };
+    span(0, u0);
+    if (up2) up2_run();
+    span(u1, c.ow_full);
     if (c.ow_tail > 0) vector(final_ ? c.ow_tail : simd_w, c.pair_tail);
+}
+
+// Group g makes outputs 2k .. 2k + 2 * simd_w - 1, k = up2_first * simd_w / 2 + g * simd_w,
+// from src k - 1 .. k + simd_w: with a = x[k - 1 ..], b = x[k ..], c = x[k + 1 ..] (simd_w
+// lanes each), the even outputs are 0.25 * a; fma(0.75, b) and the odd ones 0.75 * b;
+// fma(0.25, c): tap 0 times w0, then tap 1's FMA, the reference's order and weights.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::up2_run() {
+    const jit_conf &c = conf_;
+    const int out_es = final_ ? c.esize : 4;
+    lea(reg_bb, ptr[reg_src + (c.up2_first * simd_w / 2 - 1) * c.esize]);
+    Label l_grp;
+    mov(reg_cnt, c.up2_groups);
+    L(l_grp); {
+        up2_group(reg_bb, vmm_a, vmm_r);
+        for (int i = 0; i < 2; ++i) {
+            const Vmm &v = i == 0 ? vmm_a : vmm_r;
+            const Address o = ptr[reg_dst + i * simd_w * out_es];
+            if (final_) store_f32(c.dt, o, v, simd_w, nt_);
+            else vmovups(o, v);
+        }
+        add(reg_bb, simd_w * c.esize);
+        add(reg_dst, 2 * simd_w * out_es);
+        dec(reg_cnt);
+        jnz(l_grp, T_NEAR);
+    }
+    mov(reg_tmp, 2 * c.up2_groups * c.rec_bytes);  // past the groups' (unread) records
+    add(reg_tab, reg_tmp);
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::up2_group(const Reg64 &from, const Vmm &out0, const Vmm &out1) {
+    const jit_conf &c = conf_;
+    const int esz = c.esize;
+    load_f32(c.dt, vmm_a, ptr[from], simd_w);
+    load_f32(c.dt, vmm_b, ptr[from + esz], simd_w);
+    vmulps(vmm_r, vmm_a, vmm_q);
+    vfmadd231ps(vmm_r, vmm_b, vmm_tq);  // even outputs
+    load_f32(c.dt, vmm_a, ptr[from + 2 * esz], simd_w);
+    vmulps(vmm_idx, vmm_b, vmm_tq);
+    vfmadd231ps(vmm_idx, vmm_a, vmm_q);  // odd outputs
+    up2_interleave(vmm_r, vmm_idx, out0, out1);
+}
+
+// (even, odd) -> out0 = e0 o0 e1 o1 .., out1 = the second half. Clobbers even, odd, vmm_b and
+// vmm_idx_b. vunpck{l,h}ps interleave within 128-bit lanes, so lane m of the low result holds
+// pairs 2m, 2m + 1 and of the high result 2m + 2, 2m + 3 (of the lane's four pairs): AVX2 swaps
+// the middle 128-bit halves with two vperm2f128; AVX-512 interleaves with two vpermt2ps instead.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::up2_interleave(const Vmm &even, const Vmm &odd, const Vmm &out0, const Vmm &out1) {
+    if constexpr (kEvex) {
+        const Vmm il0(16), il1(17);  // set by up2_constants()
+        vmovaps(out0, even);
+        vpermt2ps(out0, il0, odd);
+        vpermt2ps(even, il1, odd);
+        if (even.getIdx() != out1.getIdx()) vmovaps(out1, even);
+    } else {
+        vunpcklps(vmm_b, even, odd);
+        vunpckhps(vmm_idx_b, even, odd);
+        vperm2f128(out0, vmm_b, vmm_idx_b, 0x20);
+        vperm2f128(out1, vmm_b, vmm_idx_b, 0x31);
+    }
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::up2_constants() {
+    mov(reg_tmp.cvt32(), 0x3e800000u);  // 0.25f
+    vmovd(Xmm(vmm_q.getIdx()), reg_tmp.cvt32());
+    vbroadcastss(vmm_q, Xmm(vmm_q.getIdx()));
+    mov(reg_tmp.cvt32(), 0x3f400000u);  // 0.75f
+    vmovd(Xmm(vmm_tq.getIdx()), reg_tmp.cvt32());
+    vbroadcastss(vmm_tq, Xmm(vmm_tq.getIdx()));
+    if constexpr (kEvex) {
+        // vpermt2ps controls: lane 2i takes even i, lane 2i + 1 odd i (index 16 + i), for the
+        // first 8 pairs (il0) and the last 8 (il1); bytes, widened.
+        const Xmm t(kT0);
+        const uint64_t lo = 0x1303120211011000ull, hi = 0x1707160615051404ull, plus8 = 0x0808080808080808ull;
+        for (int i = 0; i < 2; ++i) {
+            vmovq(t, qword[rip + pool_const(lo + i * plus8)]);
+            vpinsrq(t, t, qword[rip + pool_const(hi + i * plus8)], 1);
+            vpmovzxbd(Vmm(16 + i), t);
+        }
+    }
 }
 
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::generate() {
+    if (h2_) return generate_h2();
     const jit_conf &c = conf_;
     if (fused_) push(reg_src_b);  // callee-saved
     if (plane_) {
@@ -318,6 +414,7 @@ void jit_ncx_wpass<isa>::generate() {
         vbroadcastss(vmm_wh1, PARG(w1));
     }
     if (c.stage) mov(reg_scr, PARG(scratch));
+    if (c.up2_groups > 0 && !fused_) up2_constants();
     if (c.window && (c.pair_vecs > 0 || c.pair_tail)) {
         mov(reg_tmp.cvt32(), static_cast<uint32_t>(c.flat_c));
         vmovd(Xmm(vmm_flat_c.getIdx()), reg_tmp.cvt32());

@@ -20,7 +20,11 @@ public:
     // plane (conf.plane_mode): jit_pass_args::rows W passes in one call. Linear: consecutive
     // src rows into consecutive f32 scratch rows of ow_pad lanes; nearest (final): the src rows
     // at the rtab offsets from src, into consecutive dst rows.
-    jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt = false, bool fused = false, bool plane = false);
+    // h2 (conf.h2_pairs): output row pairs (2j + 1, 2j + 2) of a plane, column block by column
+    // block (jit_ncx_h2.cpp); jit_pass_args: src = src row j0, dst = output row 2 j0 + 1, rows =
+    // the number of pairs. Final output, plain stores.
+    jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt = false, bool fused = false, bool plane = false,
+                  bool h2 = false);
     void generate();
     using fn_t = void (*)(const jit_pass_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -30,7 +34,7 @@ private:
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     static constexpr bool kEvex = isa >= cpu_isa::avx512_core;  // spelling only, never the algorithm
     const jit_conf &conf_;
-    const bool final_, nt_, fused_, plane_;
+    const bool final_, nt_, fused_, plane_, h2_;
 
     const Xbyak::Reg64 reg_args = rdi, reg_src = rsi, reg_dst = rdx, reg_tab = rcx;
     const Xbyak::Reg64 reg_cnt = r8, reg_ba = r9, reg_bb = r10, reg_scr = r11, reg_tmp = rax;
@@ -54,6 +58,23 @@ private:
     void linear_w(const Xbyak::Reg64 &row, const Vmm &r, bool pairs);
     void blend_w(const Vmm &r, const Vmm &a, const Vmm &b);
     void vector(int64_t n, bool pairs = false);
+    // conf.up2_groups groups of two vectors from the first up2 vector on, no table read (not
+    // fused: its two rows would need twice the registers).
+    void up2_run();
+    void up2_constants();  // vmm_q, vmm_tq (and the AVX-512 interleave controls)
+    // One group's two output vectors into (out0, out1) from src `from` = x[k - 1] (see up2_run).
+    // Clobbers vmm_a, vmm_b, vmm_idx, vmm_r and vmm_idx_b (outputs aside).
+    void up2_group(const Xbyak::Reg64 &from, const Vmm &out0, const Vmm &out1);
+    void up2_interleave(const Vmm &even, const Vmm &odd, const Vmm &out0, const Vmm &out1);
+    const Vmm vmm_q = Vmm(13), vmm_tq = Vmm(15);  // up2 and h2: 0.25 and 0.75 in every lane
+
+    // h2 (jit_ncx_h2.cpp): W of src row reg_row for one column block, the H steps of each
+    // row pair, down the rows.
+    void generate_h2();
+    void h2_w(bool group, const Vmm &x0, const Vmm &x1, bool pairs);
+    void h2_column(bool group, int64_t lanes, bool pairs);
+    void h2_row(int64_t off, const Vmm &w0, const Vmm &w1, const Vmm *a, const Vmm *b, int nv, int64_t lanes);
+    const Xbyak::Reg64 reg_hrow = r12, reg_hout = r13, reg_grp = r14, reg_pairs = r15;
     void row();  // the W pass of the row at reg_src into reg_dst (advances reg_dst, reg_tab)
 
     // The vector being emitted within an unrolled group: its W record and output vector lie

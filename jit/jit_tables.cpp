@@ -35,7 +35,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
         for (int64_t oh = 0; oh < p.out[1]; ++oh)
             put<int64_t>(t.hrows, static_cast<size_t>(oh * 8), t.h.nearest[oh] * c.src_row_bytes);
     } else if (c.plane_mode) {
-        const int64_t pitch = c.fuse_h ? c.src_row_bytes : c.ow_pad * 4;
+        const int64_t pitch = c.fuse_h || c.h2_pairs ? c.src_row_bytes : c.ow_pad * 4;
         t.hrows.assign(static_cast<size_t>(p.out[1] * 24), 0);
         for (int64_t oh = 0; oh < p.out[1]; ++oh) {
             const size_t at = static_cast<size_t>(oh * 24);

@@ -31,7 +31,7 @@ struct jit_tables {
     axis_table d, h;
     // Plane mode, linear: per output row oh {s64 i0 * row pitch, s64 i1 * row pitch, f32 w0,
     // f32 w1} (24 bytes), the row pitch being the W-plane's (ow_pad * 4 bytes).
-    // Fused (fuse_h): the same record with src row offsets, i * src row bytes.
+    // Fused (fuse_h) and h2_pairs: the same record with src row offsets, i * src row bytes.
     // Nearest: per oh the s64 byte offset of src row ih(oh) within its D slice.
     std::vector<uint8_t> hrows;
     // D pairs (jit_conf::d_pairs): 1 where od starts a pair with od + 1 (same D taps), chosen

@@ -36,6 +36,7 @@ public:
     }
 
     std::vector<code_part> parts() const override {
+        if (h2_) return {part("whpass", *wpass_), part("h2", *h2_)};
         const bool fused = conf_.fuse_h;
         const bool plane = conf_.plane_mode;
         const std::string w = fused ? "whpass" : plane ? "wplane" : "wpass";
@@ -52,7 +53,9 @@ public:
         if (prob().empty()) return;
         const bool nt = use_nt(dst);
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
-            if (prob().algorithm == alg::nearest)
+            if (h2_)
+                run_h2(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst));
+            else if (prob().algorithm == alg::nearest)
                 run_nearest(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
             else if (conf_.plane_mode && conf_.fuse_h && prob().k == 2)
                 run_tabled_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
@@ -65,6 +68,13 @@ public:
 
 private:
     void generate_parts(const problem &p) {
+        if (conf_.h2_pairs) {  // the row pairs, and the fused W+H pass for the other rows
+            h2_ = std::make_unique<wpass_t>(conf_, true, false, false, false, true);
+            h2_->generate();
+            wpass_ = std::make_unique<wpass_t>(conf_, true, false, true, true);
+            wpass_->generate();
+            return;
+        }
         const bool lin = p.algorithm == alg::linear;
         const bool fused = conf_.fuse_h;
         // The W pass writes the result for nearest, 1-D linear, and fused 2-D linear.
@@ -97,7 +107,7 @@ private:
         }
     }
 
-    std::unique_ptr<wpass_t> wpass_, wpass_nt_;
+    std::unique_ptr<wpass_t> wpass_, wpass_nt_, h2_;
     std::unique_ptr<wrow_t> wrow_;
     std::unique_ptr<vblend_t> blend_final_, blend_final_nt_;
     std::unique_ptr<jit_stream_copy> stream_;
@@ -157,6 +167,43 @@ private:
             o.oh = 0;
             if (++o.od == prob().out[0]) o.od = 0, ++o.plane;
         }
+    }
+
+    // h2_pairs: within each plane's run of rows, the row pairs (2j + 1, 2j + 2) that the run
+    // holds whole go to one h2 call, with rows 0 and OH - 1 where the run holds them next to a
+    // pair; any other row (a pair the thread split cuts, or an edge row left alone) to the
+    // fused W+H pass, from its hrows record.
+    void run_h2(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst) const {
+        const int64_t ih_n = prob().in[1], rb = conf_.dst_row_bytes;
+        jit_pass_args e{}, h{};
+        e.tab = h.tab = tables_.wtab.data();
+        e.rows = 1;
+        const auto edge = wpass_->fn(), pairs = h2_->fn();
+        for_plane_runs(r0, r1, [&](const row_id &o, int64_t r, int64_t n) {
+            const uint8_t *psrc = src + src_row(o.plane, 0, 0) * conf_.src_row_bytes;
+            uint8_t *pdst = dst + (r - o.oh) * rb;
+            for (int64_t oh = o.oh, end = o.oh + n; oh < end;) {
+                const bool head = oh == 0 && end >= 3;  // row 0 rides with the pairs from row 1
+                const int64_t first = oh + head, j0 = (first - 1) / 2;
+                const int64_t np = first % 2 == 1 ? std::min((end - first) / 2, ih_n - 1 - j0) : 0;
+                if (np > 0) {
+                    const int64_t next = first + 2 * np;
+                    const bool tail = next == 2 * ih_n - 1 && next < end;  // row OH - 1, after the last pair
+                    h.src = psrc + j0 * conf_.src_row_bytes;
+                    h.dst = pdst + first * rb;
+                    h.rows = np;
+                    h.edges = (head ? 1 : 0) | (tail ? 2 : 0);
+                    pairs(&h);
+                    oh = next + tail;
+                } else {
+                    e.src = psrc;
+                    e.rtab = tables_.hrows.data() + oh * 24;
+                    e.dst = pdst + oh * rb;
+                    edge(&e);
+                    ++oh;
+                }
+            }
+        });
     }
 
     // Nearest and fused 2-D plane mode: one W-pass call per run of rows within a (plane, od),

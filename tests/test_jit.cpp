@@ -538,6 +538,101 @@ TEST(jit_bitwise, linear_tap_pairs) {
             }
 }
 
+// Linear W upsampling by exactly 2x (half_pixel, NCX): groups of two vectors from fixed
+// weights and three unaligned loads, no table (jit_conf::up2_*). The run starts after vector 0
+// (output 0 is clamped) and stops short of the clamped right edge; the W pass's other vectors,
+// pairs or not, come before and after it. Swept around simd_w for both tiers' widths, 1-D (the
+// W pass writes dst, in dtype, NT or not), 2-D and 3-D (W-planes and W rows), with specials.
+TEST(jit_bitwise, linear_up2_groups) {
+    REQUIRE_AVX2();
+    const auto hp = coordinate_transformation_mode::half_pixel;
+    auto conf = [&](std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa, data_format f = data_format::ncx,
+                    coordinate_transformation_mode ct = coordinate_transformation_mode::half_pixel) {
+        const auto d = problem_builder().src(src).sizes(out).fmt(f).mode(mode::linear).ctm(ct);
+        return make_jit_conf(make_problem(d), isa);
+    };
+    const jit_conf fpn = conf({1, 256, 32, 32}, {64, 64}, cpu_isa::avx2);
+    EXPECT_EQ(fpn.up2_first, 1);   // vector 0 holds output 0, whose taps are clamped
+    EXPECT_EQ(fpn.up2_groups, 3);  // vectors 1-6; 7 holds output 63 (clamped)
+    const jit_conf fpn512 = conf({1, 256, 32, 32}, {64, 64}, cpu_isa::avx512_core);
+    EXPECT_EQ(fpn512.up2_first, 1);
+    EXPECT_EQ(fpn512.up2_groups, 1);  // vectors 1-2 of 4
+    EXPECT_EQ(conf({1, 3, 40, 40}, {80, 80}, cpu_isa::avx2).up2_groups, 4);  // vectors 1-8 of 10
+    EXPECT_EQ(conf({1, 3, 40, 40}, {80, 80}, cpu_isa::avx2, data_format::ncx, coordinate_transformation_mode::align_corners).up2_groups, 0);
+    EXPECT_EQ(conf({1, 3, 40, 40}, {80, 81}, cpu_isa::avx2).up2_groups, 0);        // not exactly 2x
+    EXPECT_EQ(conf({1, 40, 40, 3}, {80, 80}, cpu_isa::avx2, data_format::nxc).up2_groups, 0);  // flat_c 3
+    EXPECT_EQ(conf({1, 3, 12}, {24}, cpu_isa::avx2).up2_groups, 0);  // vectors 1 and 2 of 3: 2 is the edge
+    EXPECT_EQ(conf({1, 3, 13}, {26}, cpu_isa::avx2).up2_groups, 1);
+    EXPECT_TRUE(conf({1, 3, 1080, 40}, {224, 80}, cpu_isa::avx2).fuse_h);  // fused: up2 not generated
+    int64_t seen = 0;
+    uint32_t seed = 700;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (auto t : kTypes)
+            for (const auto &sp : std::vector<std::vector<int64_t>>{
+                     {12}, {13}, {15}, {16}, {17}, {24}, {25}, {31}, {32}, {33}, {40}, {47},
+                     {5, 16}, {7, 17}, {9, 33}, {3, 40}, {3, 5, 24}, {2, 3, 17}}) {
+                std::vector<int64_t> out(sp);
+                for (auto &x : out) x *= 2;
+                const auto d = problem_builder().src(layout(data_format::ncx, 1, 3, sp)).sizes(out).fmt(data_format::ncx).mode(mode::linear).ctm(hp).dt(t);
+                seen += make_jit_conf(make_problem(d), best_host_isa() >= cpu_isa::avx512_core ? cpu_isa::avx512_core : cpu_isa::avx2).up2_groups > 0;
+                ++seed;
+                ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+            }
+    });
+    EXPECT_GT(seen, 0);
+}
+
+// 2-D linear NCX, 2x both ways (jit_conf::h2_pairs): row pairs from the h2 part, column block
+// by column block with W steps in registers; rows 0, OH - 1 and pairs a thread range cuts from
+// the fused W+H pass. Swept over IH (1 pair up), IW around the tiers' widths (record vectors
+// before, after and in the tail), N and C planes, 1 to 3 threads (ranges that start and end
+// mid-plane, on odd and even rows), all dtypes, with specials.
+TEST(jit_bitwise, linear_h2_pairs) {
+    REQUIRE_AVX2();
+    auto conf = [&](std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa = cpu_isa::avx2,
+                    coordinate_transformation_mode ct = coordinate_transformation_mode::half_pixel) {
+        const auto d = problem_builder().src(src).sizes(out).fmt(data_format::ncx).mode(mode::linear).ctm(ct);
+        return make_jit_conf(make_problem(d), isa);
+    };
+    {
+        nt_threshold nt(size_t(1) << 40);  // fpn's 4 MiB dst may reach the host's NT threshold
+        EXPECT_TRUE(conf({1, 256, 32, 32}, {64, 64}).h2_pairs);
+        EXPECT_TRUE(conf({1, 128, 40, 40}, {80, 80}).h2_pairs);
+        EXPECT_TRUE(conf({1, 256, 32, 32}, {64, 64}, cpu_isa::avx512_core).h2_pairs);
+    }
+    EXPECT_FALSE(conf({1, 3, 40, 40}, {80, 80}, cpu_isa::avx2, coordinate_transformation_mode::align_corners).h2_pairs);
+    EXPECT_FALSE(conf({1, 3, 40, 40}, {81, 80}).h2_pairs);       // H not 2x
+    EXPECT_FALSE(conf({1, 3, 40, 40}, {120, 80}).h2_pairs);      // H 3x
+    EXPECT_FALSE(conf({1, 3, 40, 6}, {80, 12}).h2_pairs);        // no up2 group (OW 12: one full vector)
+    EXPECT_FALSE(conf({1, 3, 200, 200}, {400, 400}).h2_pairs);   // a 625 KiB dst plane
+    EXPECT_FALSE(conf({1, 3, 4, 40, 40}, {8, 80, 80}).h2_pairs);  // 3-D
+    {
+        nt_threshold nt(1);  // NT-eligible dst (OW 80 keeps rows store-aligned): no h2
+        EXPECT_FALSE(conf({1, 128, 40, 40}, {80, 80}).h2_pairs);
+    }
+    const int saved = omp_get_max_threads();
+    uint32_t seed = 900;
+    int64_t seen = 0;
+    for (int threads : {1, 2, 3}) {
+        omp_set_num_threads(threads);
+        for (auto t : kTypes)
+            for (const auto &cs : std::vector<std::pair<int64_t, std::vector<int64_t>>>{
+                     {1, {2, 16}}, {3, {3, 13}}, {2, {5, 17}}, {3, {7, 24}}, {1, {16, 25}}, {2, {9, 33}}, {3, {4, 40}}, {1, {17, 47}},
+                     // over 64 KiB, so threads split: at 2 and 3 threads these ranges start or end
+                     // on even rows inside a plane, whose rows then run alone
+                     {1, {35, 256}}, {2, {21, 200}}}) {
+                const std::vector<int64_t> out{2 * cs.second[0], 2 * cs.second[1]};
+                const auto d = problem_builder().src(layout(data_format::ncx, 1 + (seed % 2), cs.first, cs.second)).sizes(out).fmt(data_format::ncx).mode(mode::linear).dt(t);
+                seen += make_jit_conf(make_problem(d), best_host_isa() >= cpu_isa::avx512_core ? cpu_isa::avx512_core : cpu_isa::avx2).h2_pairs;
+                ++seed;
+                ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads;
+            }
+        if (HasFatalFailure()) break;
+    }
+    omp_set_num_threads(saved);
+    EXPECT_GT(seen, 0);
+}
+
 // 16-bit rows on the gather path: the insert spelling reads each word in place (no staging, no
 // staging scratch); the gather-instruction spelling stages the row, because a dword gather of
 // the last word would read past the row.
@@ -566,11 +661,18 @@ TEST(jit_conf, plane_mode_for_small_planes) {
         const auto d = problem_builder().src(src).sizes(out).fmt(data_format::ncx).mode(mode::linear);
         return make_jit_conf(make_problem(d), cpu_isa::avx2);
     };
-    const jit_conf fpn = conf(256, {32, 32}, {64, 64});
-    EXPECT_TRUE(fpn.plane_mode);
-    EXPECT_EQ(fpn.n_wplanes, 1);
-    EXPECT_EQ(fpn.wplane_bytes, 32 * 64 * 4);
-    EXPECT_EQ(fpn.scratch_bytes, fpn.wplane_bytes);
+    const jit_conf c17 = conf(17, {33, 33}, {65, 65});
+    EXPECT_TRUE(c17.plane_mode);
+    EXPECT_FALSE(c17.h2_pairs);
+    EXPECT_EQ(c17.n_wplanes, 1);
+    EXPECT_EQ(c17.wplane_bytes, 33 * 72 * 4);  // ow_pad 72
+    EXPECT_EQ(c17.scratch_bytes, c17.wplane_bytes);
+    {
+        nt_threshold nt(size_t(1) << 40);  // fpn's 4 MiB dst may reach the host's NT threshold
+        const jit_conf fpn = conf(256, {32, 32}, {64, 64});  // 2x both ways: h2 pairs, no W-plane
+        EXPECT_TRUE(fpn.plane_mode && fpn.h2_pairs);
+        EXPECT_EQ(fpn.scratch_bytes, 0);
+    }
     const jit_conf vol = conf(32, {16, 64, 64}, {32, 128, 128});
     EXPECT_TRUE(vol.plane_mode);
     EXPECT_EQ(vol.n_wplanes, 2);

@@ -1,0 +1,169 @@
+// The h2 part of jit_ncx_wpass (jit_conf::h2_pairs): 2-D linear NCX, W and H both exactly 2x
+// half_pixel. Output rows 2j + 1 and 2j + 2 both blend src rows j and j + 1, with H weights
+// (0.75, 0.25) and (0.25, 0.75). The plane is walked column block by column block, down its
+// rows: the W step of each src row is made once per block and kept in registers for the two
+// row pairs that use it, so nothing goes through a W-plane. Per output vector that is one store
+// and three FMA-pipe ops (the H mul and FMA, half a W step), where W-planes cost an extra store
+// and reload per W vector; the W-plane path spent ~40% of fpn_2x's time on them.
+#include "jit_ncx_kernels.hpp"
+
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
+
+namespace xinterp {
+
+using namespace Xbyak;
+
+namespace {
+#define PARG(field) ptr[reg_args + static_cast<int>(offsetof(jit_pass_args, field))]
+}  // namespace
+
+// The W step of src row reg_hrow for the current column block: an up2 group into (x0, x1), or
+// the record at reg_tab into x0, with its window bases and permutes hoisted by h2_column
+// (reg_ba, reg_bb; Vmm 5, 11) and one window for both taps where the vector pairs.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::h2_w(bool group, const Vmm &x0, const Vmm &x1, bool pairs) {
+    if (group) return up2_group(reg_hrow, x0, x1);
+    const jit_conf &c = conf_;
+    const int V = simd_w * 4;
+    const Vmm idx0(5), idx1(11);
+    load_f32(c.dt, vmm_b, ptr[reg_hrow + reg_ba * c.esize], simd_w);
+    if (!pairs) load_f32(c.dt, vmm_idx, ptr[reg_hrow + reg_bb * c.esize], simd_w);
+    vpermps(vmm_a, idx0, vmm_b);
+    vpermps(vmm_b, idx1, pairs ? vmm_b : vmm_idx);
+    vmulps(x0, vmm_a, ptr[reg_tab + 3 * V]);
+    vfmadd231ps(x0, vmm_b, ptr[reg_tab + 4 * V]);
+}
+
+// One output row of the current column block at reg_hout + off: r = w0 * a; r = fma(w1, b, r)
+// per vector (vmm_a, vmm_b as results), stored in dt.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::h2_row(int64_t off, const Vmm &w0, const Vmm &w1, const Vmm *a, const Vmm *b, int nv,
+                                int64_t lanes) {
+    const jit_conf &c = conf_;
+    for (int v = 0; v < nv; ++v) {
+        vmulps(Vmm(v), a[v], w0);
+        vfmadd231ps(Vmm(v), b[v], w1);
+    }
+    constexpr bool kYmm = std::is_same<Vmm, Ymm>::value;
+    if constexpr (kYmm) {
+        if (nv == 2 && c.dt == data_type::bf16) {  // both vectors rounded at once
+            cvt2_to_bf16(vmm_a, vmm_b);
+            return store_bf16_pair(ptr[reg_hout + static_cast<int>(off)], false, false);
+        }
+    }
+    for (int v = 0; v < nv; ++v)
+        store_f32(c.dt, ptr[reg_hout + static_cast<int>(off + v * simd_w * c.esize)], Vmm(v), v == nv - 1 ? lanes : simd_w);
+}
+
+// One column block (an up2 group of two vectors, or one record vector whose last `lanes` are
+// stored) down reg_pairs (>= 1) row pairs: reg_hrow at src row j0 (group: at its element
+// k - 1), reg_hout at the block in output row 2 j0 + 1. With jit_pass_args::edges, also row
+// 2 j0 (bit 0: row 0, taps 0 and 1) and the row after the last pair (bit 1: row OH - 1, both
+// taps the last src row), with their own weights.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::h2_column(bool group, int64_t lanes, bool pairs) {
+    const jit_conf &c = conf_;
+    const Vmm a[2] = {Vmm(4), Vmm(5)}, b[2] = {Vmm(6), Vmm(11)};  // W of src rows j, j + 1
+    const int nv = group ? 2 : 1;
+    const int src_rb = static_cast<int>(c.src_row_bytes);
+    const int64_t rb = c.dst_row_bytes;
+    if (!group) {  // the record's part that every row shares
+        const int V = simd_w * 4;
+        movsxd(reg_ba, dword[reg_tab]);
+        movsxd(reg_bb, dword[reg_tab + 4]);
+        vmovups(Vmm(5), ptr[reg_tab + V]);  // (vmovups: one spelling for VEX and EVEX)
+        if (pairs) {  // tap 1's indices: tap 0's plus one, within tap 0's window
+            mov(reg_tmp.cvt32(), 1);
+            vmovd(Xmm(vmm_idx.getIdx()), reg_tmp.cvt32());
+            vpbroadcastd(vmm_idx, Xmm(vmm_idx.getIdx()));
+            vpaddd(Vmm(11), Vmm(5), vmm_idx);
+        } else {
+            vmovups(Vmm(11), ptr[reg_tab + 2 * V]);
+        }
+    }
+    // Edge weights into vmm_idx, vmm_idx_b (free once the W steps are done).
+    auto edge_weights = [&](const float *w) {
+        uint32_t bits[2];
+        std::memcpy(bits, w, 8);
+        vbroadcastss(vmm_idx, dword[rip + pool_const(bits[0])]);
+        vbroadcastss(vmm_idx_b, dword[rip + pool_const(bits[1])]);
+    };
+    // Rotated: W of rows j0 and j0 + 1 first, then per pair its two rows and the next W step.
+    h2_w(group, a[0], a[1], pairs);
+    add(reg_hrow, src_rb);
+    h2_w(group, b[0], b[1], pairs);
+    Label l_pair, l_done, l_no_head, l_no_tail;
+    test(byte[reg_args + static_cast<int>(offsetof(jit_pass_args, edges))], 1);
+    jz(l_no_head, T_NEAR);
+    edge_weights(c.h2_head_w);
+    h2_row(-rb, vmm_idx, vmm_idx_b, a, b, nv, lanes);
+    L(l_no_head);
+    mov(reg_cnt, reg_pairs);
+    L(l_pair); {
+        h2_row(0, vmm_tq, vmm_q, a, b, nv, lanes);   // row 2j + 1: (0.75, 0.25)
+        h2_row(rb, vmm_q, vmm_tq, a, b, nv, lanes);  // row 2j + 2: (0.25, 0.75)
+        add(reg_hout, static_cast<int>(2 * rb));
+        dec(reg_cnt);
+        jz(l_done, T_NEAR);
+        for (int v = 0; v < nv; ++v) vmovaps(a[v], b[v]);
+        add(reg_hrow, src_rb);
+        h2_w(group, b[0], b[1], pairs);
+        jmp(l_pair, T_NEAR);
+    }
+    L(l_done);
+    test(byte[reg_args + static_cast<int>(offsetof(jit_pass_args, edges))], 2);
+    jz(l_no_tail, T_NEAR);
+    edge_weights(c.h2_tail_w);
+    h2_row(0, vmm_idx, vmm_idx_b, b, b, nv, lanes);
+    L(l_no_tail);
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::generate_h2() {
+    const jit_conf &c = conf_;
+    const Reg64 reg_gsrc = rbx, reg_gout = reg_scr;  // the up2 groups' src and output columns
+    for (const Reg64 &r : {rbx, r12, r13, r14, r15}) push(r);
+    mov(reg_src, PARG(src));
+    mov(reg_dst, PARG(dst));
+    mov(reg_pairs, PARG(rows));
+    up2_constants();
+    // Record vector v (ow_full: the tail) as one column block.
+    auto record_column = [&](int64_t v, int64_t lanes) {
+        mov(reg_tab, PARG(tab));
+        if (v > 0) {
+            mov(reg_tmp, v * c.rec_bytes);
+            add(reg_tab, reg_tmp);
+        }
+        mov(reg_hrow, reg_src);
+        lea(reg_hout, ptr[reg_dst + v * simd_w * c.esize]);  // (int32: rows hold < 2^26 elements)
+        h2_column(false, lanes, v < c.pair_vecs || (v == c.ow_full && c.pair_tail));
+    };
+    for (int64_t v = 0; v < c.up2_first; ++v) record_column(v, simd_w);
+    lea(reg_gsrc, ptr[reg_src + (c.up2_first * simd_w / 2 - 1) * c.esize]);
+    lea(reg_gout, ptr[reg_dst + c.up2_first * simd_w * c.esize]);
+    Label l_grp;
+    mov(reg_grp, c.up2_groups);
+    L(l_grp); {
+        mov(reg_hrow, reg_gsrc);
+        mov(reg_hout, reg_gout);
+        h2_column(true, simd_w, false);
+        add(reg_gsrc, simd_w * c.esize);
+        add(reg_gout, 2 * simd_w * c.esize);
+        dec(reg_grp);
+        jnz(l_grp, T_NEAR);
+    }
+    for (int64_t v = c.up2_first + 2 * c.up2_groups; v < c.ow_full; ++v) record_column(v, simd_w);
+    if (c.ow_tail > 0) record_column(c.ow_full, c.ow_tail);
+    vzeroupper();
+    for (const Reg64 &r : {r15, r14, r13, r12, rbx}) pop(r);
+    ret();
+    finish_code();
+}
+
+template void jit_ncx_wpass<cpu_isa::avx2>::generate_h2();
+template void jit_ncx_wpass<cpu_isa::avx512_core>::generate_h2();
+template void jit_ncx_wpass<cpu_isa::avx512_core_bf16>::generate_h2();
+
+}  // namespace xinterp

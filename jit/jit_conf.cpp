@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <vector>
 
 #include "../src/cpu_isa.hpp"
 #include "../src/numeric.hpp"
+#include "jit_tables.hpp"
 
 namespace xinterp {
 
@@ -83,11 +86,11 @@ bool separable_pays(const problem &p, const h_links &h) {
 }
 
 // jit_conf::up2_*: the longest run of full vectors whose every lane has exactly the 2x taps
-// and weights (checked lane by lane against the reference's linear_coord, so the fixed-weight
+// and weights (checked lane by lane against the reference's taps, so the fixed-weight
 // code computes the reference's bits), in groups of two vectors.
-void set_up2_run(jit_conf &c, const problem &p) {
+void set_up2_run(jit_conf &c, const axis_table &wt) {
     auto lane_ok = [&](int64_t o) {
-        const linear_tap t = linear_coord(o, c.IW, c.OW, p.ctm);
+        const linear_tap &t = wt.lin[o];
         const int64_t j = o / 2;
         return o % 2 == 0 ? t.i0 == j - 1 && t.i1 == j && t.w0 == 0.25f && t.w1 == 0.75f
                           : t.i0 == j && t.i1 == j + 1 && t.w0 == 0.75f && t.w1 == 0.25f;
@@ -103,6 +106,36 @@ void set_up2_run(jit_conf &c, const problem &p) {
     while (end < c.ow_full && vec_ok(end)) ++end;
     c.up2_first = first;
     c.up2_groups = (end - first) / 2;
+}
+
+// jit_conf::per_*: compare the W records (as jit_tables lays them out) of every full vector
+// with the one per_p before, for per_p 1 and 2, and keep the longest run (at least 4 vectors).
+void set_periodic_run(jit_conf &c, const axis_table &w) {
+    std::vector<pass_record> r;
+    r.reserve(static_cast<size_t>(c.ow_full));
+    for (int64_t v = 0; v < c.ow_full; ++v) r.push_back(make_pass_record(c, w, true, v));
+    const size_t lanes = static_cast<size_t>(c.simd_w) * 4;
+    auto repeats = [&](int64_t v, int64_t u, int64_t step) {
+        const pass_record &a = r[v], &b = r[u];
+        return (v < c.pair_vecs) == (u < c.pair_vecs) && a.base[0] - b.base[0] == step && a.base[1] - b.base[1] == step &&
+               std::memcmp(a.ia, b.ia, lanes) == 0 && std::memcmp(a.ib, b.ib, lanes) == 0 &&
+               std::memcmp(a.w0, b.w0, lanes) == 0 && std::memcmp(a.w1, b.w1, lanes) == 0;
+    };
+    for (int per = 1; per <= 2; ++per) {
+        for (int64_t v = per; v < c.ow_full;) {
+            const int64_t step = r[v].base[0] - r[v - per].base[0];
+            int64_t e = v;
+            while (e < c.ow_full && repeats(e, e - per, step)) ++e;
+            const int64_t f = v - per, periods = (e - f) / per;
+            if (periods * per >= 4 && periods * per > c.per_periods * c.per_p) {
+                c.per_first = f, c.per_periods = periods, c.per_step = step, c.per_p = per;
+                c.per_pairs = f < c.pair_vecs;
+                for (int ph = 0; ph < per; ++ph)
+                    for (int t = 0; t < 2; ++t) c.per_rel[ph][t] = r[f + ph].base[t] - r[f].base[0];
+            }
+            v = std::max(e, v + 1);
+        }
+    }
 }
 
 // jit_conf::h2_pairs: every output row but the first and last has the 2x H taps and weights;
@@ -212,6 +245,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.iw_pad = (c.row_in + w - 1) / w * w;
         // The window path needs each vector's i0 (and i1) within simd_w consecutive elements.
         c.window = c.row_in >= w;
+        const axis_table wt = make_axis(p, 2);  // the W taps, shared by the scans below
         bool pairs_open = lin;  // still counting window pairs (see pair_vecs)
         for (int64_t v = 0; v < c.ow_vecs && c.window; ++v) {
             int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {-1, -1};
@@ -223,11 +257,11 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
                 if (o != col) {  // a column's taps serve all its flat_c channels
                     col = o;
                     if (lin) {
-                        const linear_tap t = linear_coord(o, c.IW, c.OW, p.ctm);
+                        const linear_tap &t = wt.lin[o];
                         tap[0] = t.i0, tap[1] = t.i1;
                         neighbours = neighbours && t.i1 == t.i0 + 1;
                     } else {
-                        tap[0] = tap[1] = nearest_index(o, c.IW, c.OW, p.ctm);
+                        tap[0] = tap[1] = wt.nearest[o];
                     }
                 }
                 for (int i = 0; i < 2; ++i) {
@@ -250,7 +284,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
             int64_t lo = 0, hi = c.row_out;  // [lo, hi): the first clamped output, or row_out
             while (lo < hi) {
                 const int64_t mid = lo + (hi - lo) / 2;
-                if (linear_coord(mid, c.IW, c.OW, p.ctm).i0 < c.IW - 1) lo = mid + 1;
+                if (wt.lin[mid].i0 < c.IW - 1) lo = mid + 1;
                 else hi = mid;
             }
             c.pair_vecs = std::min(lo / w, c.ow_full);
@@ -263,7 +297,8 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.rec_bytes = static_cast<int>(w * 4 * (lin ? 5 : 2));
         c.fuse_h = lin && c.k >= 2 && hl.rarely_shared(p);
         if (lin && c.window && c.flat_c == 1 && !c.fuse_h && p.ctm == coordinate_transformation_mode::half_pixel && c.OW == 2 * c.IW)
-            set_up2_run(c, p);
+            set_up2_run(c, wt);
+        if (lin && c.window && !c.fuse_h && c.up2_groups == 0 && c.ow_full >= 4) set_periodic_run(c, wt);
         c.n_slots = lin && !c.fuse_h ? 2 * c.nd : 0;
         const int64_t stage_bytes = c.stage ? c.iw_pad * 4 * (c.fuse_h ? 2 : 1) : 0;
         int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 && c.fuse_h ? 2 : 0)) * c.ow_pad * 4 : 0;

@@ -102,6 +102,17 @@ struct jit_conf {
     // constants in registers, and an interleave puts the results in order. The tables'
     // permutes and weight loads were the W pass's bottleneck (~3 cycles per vector on Zen 3).
     int64_t up2_first = 0, up2_groups = 0;
+    // Linear, window path, no up2 run: the longest run of full vectors whose W records repeat
+    // with period per_p (1 or 2 vectors) bit for bit, up to bases that step per_step src elements
+    // per period (integer ratios: 4x, 8x up; 224 -> 512 repeats every 16 outputs). The run's
+    // first per_p records' permutes and weights are hoisted into registers, so each vector is a
+    // window load (two off the pairs), two vpermps, a mul and an FMA: no table reads, which
+    // were the W pass's bottleneck (~4.5 cycles per vector on img_up). per_rel: the windows'
+    // offsets (tap 0, tap 1) from the first vector's tap-0 base, per phase.
+    int64_t per_first = 0, per_periods = 0, per_step = 0;
+    int per_p = 0;
+    int64_t per_rel[2][2] = {{0, 0}, {0, 0}};
+    bool per_pairs = false;  // the run lies within pair_vecs: one window serves both taps
     // 2-D with up2 groups and H too exactly 2x half_pixel (rows 2j + 1 and 2j + 2 blend src rows
     // j and j + 1 with weights (0.75, 0.25) and (0.25, 0.75), checked row by row): a plane's
     // row pairs come from one h2 call (jit_ncx_h2.cpp), which keeps each src row's W step in

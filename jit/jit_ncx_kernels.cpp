@@ -298,9 +298,10 @@ void jit_ncx_wpass<isa>::row() {
         if (vecs % kUnroll) group(static_cast<int>(vecs % kUnroll));
     };
     // Full vectors [0, u0) and [u1, ow_full) from their records (pairs first: pair_vecs is a
-    // prefix), [u0, u1) by up2 groups.
-    const bool up2 = c.up2_groups > 0 && !fused_;
-    const int64_t u0 = up2 ? c.up2_first : c.ow_full, u1 = up2 ? u0 + 2 * c.up2_groups : c.ow_full;
+    // prefix), [u0, u1) by up2 groups or the periodic run.
+    const bool up2 = c.up2_groups > 0 && !fused_, per = c.per_periods > 0 && !fused_;
+    const int64_t u0 = up2 ? c.up2_first : per ? c.per_first : c.ow_full;
+    const int64_t u1 = up2 ? u0 + 2 * c.up2_groups : per ? u0 + c.per_periods * c.per_p : c.ow_full;
     auto span = [&](int64_t from, int64_t to) {
         const int64_t p_end = std::clamp(c.pair_vecs, from, to);
         loop(p_end - from, true);
@@ -308,6 +309,7 @@ void jit_ncx_wpass<isa>::row() {
     };
     span(0, u0);
     if (up2) up2_run();
+    if (per) per_run();
     span(u1, c.ow_full);
     if (c.ow_tail > 0) vector(final_ ? c.ow_tail : simd_w, c.pair_tail);
 }
@@ -337,6 +339,47 @@ void jit_ncx_wpass<isa>::up2_run() {
         jnz(l_grp, T_NEAR);
     }
     mov(reg_tmp, 2 * c.up2_groups * c.rec_bytes);  // past the groups' (unread) records
+    add(reg_tab, reg_tmp);
+}
+
+// The periodic run (jit_conf::per_*): phase ph's permutes and weights, from the run's first
+// records, stay in registers (kPerRegs[ph]: tap 0 and tap 1 indices, w0, w1); reg_bb walks the
+// windows, per_step src elements per period. The lanes compute exactly what the records say.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::per_run() {
+    const jit_conf &c = conf_;
+    const int V = simd_w * 4, esz = c.esize, out_es = final_ ? c.esize : 4;
+    for (int ph = 0; ph < c.per_p; ++ph) {
+        const int rec = ph * c.rec_bytes;
+        const Vmm i0(kPerRegs[ph][0]), i1(kPerRegs[ph][1]);
+        vmovups(i0, ptr[reg_tab + rec + V]);  // (vmovups: one spelling for VEX and EVEX)
+        if (c.per_pairs) vpaddd(i1, i0, vmm_flat_c);  // tap 1 within tap 0's window
+        else vmovups(i1, ptr[reg_tab + rec + 2 * V]);
+        vmovups(Vmm(kPerRegs[ph][2]), ptr[reg_tab + rec + 3 * V]);
+        vmovups(Vmm(kPerRegs[ph][3]), ptr[reg_tab + rec + 4 * V]);
+    }
+    movsxd(reg_bb, dword[reg_tab]);
+    lea(reg_bb, ptr[reg_src + reg_bb * esz]);
+    Label l_per;
+    mov(reg_cnt, c.per_periods);
+    L(l_per); {
+        for (int ph = 0; ph < c.per_p; ++ph) {
+            load_f32(c.dt, vmm_a, ptr[reg_bb + c.per_rel[ph][0] * esz], simd_w);
+            if (!c.per_pairs) load_f32(c.dt, vmm_idx, ptr[reg_bb + c.per_rel[ph][1] * esz], simd_w);
+            vpermps(vmm_b, Vmm(kPerRegs[ph][1]), c.per_pairs ? vmm_a : vmm_idx);
+            vpermps(vmm_a, Vmm(kPerRegs[ph][0]), vmm_a);
+            vmulps(vmm_idx, vmm_a, Vmm(kPerRegs[ph][2]));
+            vfmadd231ps(vmm_idx, vmm_b, Vmm(kPerRegs[ph][3]));
+            const Address o = ptr[reg_dst + ph * simd_w * out_es];
+            if (final_) store_f32(c.dt, o, vmm_idx, simd_w, nt_);
+            else vmovups(o, vmm_idx);
+        }
+        add(reg_bb, static_cast<int>(c.per_step * esz));
+        add(reg_dst, c.per_p * simd_w * out_es);
+        dec(reg_cnt);
+        jnz(l_per, T_NEAR);
+    }
+    mov(reg_tmp, c.per_periods * c.per_p * c.rec_bytes);  // past the run's records
     add(reg_tab, reg_tmp);
 }
 

@@ -61,7 +61,12 @@ private:
     // conf.up2_groups groups of two vectors from the first up2 vector on, no table read (not
     // fused: its two rows would need twice the registers).
     void up2_run();
-    void up2_constants();  // vmm_q, vmm_tq (and the AVX-512 interleave controls)
+    void up2_constants();
+    void per_run();  // conf.per_periods periods of the periodic run (not fused)
+    // Per phase: tap 0 and tap 1 permutes, w0, w1 (free of the temporaries 0-2 and t0-t3;
+    // vmm_r, vmm_idx_b and the mask are per-vector scratch elsewhere, 4-6 fused-only, and
+    // 13 and 15 up2-only).
+    static constexpr int kPerRegs[2][4] = {{3, 4, 5, 6}, {12, 13, 14, 15}};  // vmm_q, vmm_tq (and the AVX-512 interleave controls)
     // One group's two output vectors into (out0, out1) from src `from` = x[k - 1] (see up2_run).
     // Clobbers vmm_a, vmm_b, vmm_idx, vmm_r and vmm_idx_b (outputs aside).
     void up2_group(const Xbyak::Reg64 &from, const Vmm &out0, const Vmm &out1);

@@ -4,7 +4,6 @@
 #include <cstring>
 
 namespace xinterp {
-namespace {
 
 axis_table make_axis(const problem &p, int axis) {
     axis_table t;
@@ -18,6 +17,39 @@ axis_table make_axis(const problem &p, int axis) {
     }
     return t;
 }
+
+pass_record make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t v) {
+    const int64_t sw = c.simd_w, fc = c.flat_c;
+    // Flat-row output element e = o * fc + ch takes src elements i0(o) * fc + ch and
+    // i1(o) * fc + ch; (o, ch) are stepped along e, not divided out per element.
+    auto tap0 = [&](int64_t o) { return lin ? w.lin[o].i0 : w.nearest[o]; };
+    auto tap1 = [&](int64_t o) { return lin ? w.lin[o].i1 : w.nearest[o]; };
+    pass_record r;
+    const int64_t first = v * sw, n_real = std::min(c.row_out, first + sw) - first;
+    const int64_t o0 = first / fc, ch0 = first % fc;
+    // Window bases: the lowest tap of the vector, moved left so the window stays in the row.
+    if (c.window) {
+        int64_t lo[2] = {c.row_in, c.row_in};
+        for (int64_t l = 0, o = o0, ch = ch0; l < n_real; ++l) {
+            lo[0] = std::min(lo[0], tap0(o) * fc + ch);
+            lo[1] = std::min(lo[1], tap1(o) * fc + ch);
+            if (++ch == fc) ch = 0, ++o;
+        }
+        for (int i = 0; i < 2; ++i) r.base[i] = std::min(lo[i], c.row_in - sw);
+    }
+    // Lane l: taps (i0, i1) and weights; padding lanes point at the bases with weight 0.
+    for (int64_t l = 0, o = o0, ch = ch0; l < sw; ++l) {
+        const bool real = l < n_real;
+        r.ia[l] = static_cast<int32_t>(real ? tap0(o) * fc + ch - r.base[0] : 0);
+        r.ib[l] = static_cast<int32_t>(real ? tap1(o) * fc + ch - r.base[1] : 0);
+        r.w0[l] = real && lin ? w.lin[o].w0 : 0.f;
+        r.w1[l] = real && lin ? w.lin[o].w1 : 0.f;
+        if (++ch == fc) ch = 0, ++o;
+    }
+    return r;
+}
+
+namespace {
 
 template <typename T>
 void put(std::vector<uint8_t> &v, size_t at, T x) {
@@ -70,49 +102,29 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             }
         }
     } else {
-        const int64_t sw = c.simd_w, fc = c.flat_c;
+        const int64_t sw = c.simd_w;
         const size_t V = static_cast<size_t>(sw) * 4;
-        // Flat-row output element e = o * fc + ch takes src elements i0(o) * fc + ch and
-        // i1(o) * fc + ch; (o, ch) are stepped along e, not divided out per element.
-        auto tap0 = [&](int64_t o) { return lin ? w.lin[o].i0 : w.nearest[o]; };
-        auto tap1 = [&](int64_t o) { return lin ? w.lin[o].i1 : w.nearest[o]; };
         t.wtab.assign(static_cast<size_t>(c.ow_vecs * c.rec_bytes), 0);
         for (int64_t v = 0; v < c.ow_vecs; ++v) {
             const size_t rec = static_cast<size_t>(v * c.rec_bytes);
-            const int64_t first = v * sw, n_real = std::min(c.row_out, first + sw) - first;
-            const int64_t o0 = first / fc, ch0 = first % fc;
-            // Window bases: the lowest tap of the vector, moved left so the window stays in the row.
-            int64_t base[2] = {0, 0};
+            const pass_record r = make_pass_record(c, w, lin, v);
             if (c.window) {
-                int64_t lo[2] = {c.row_in, c.row_in};
-                for (int64_t l = 0, o = o0, ch = ch0; l < n_real; ++l) {
-                    lo[0] = std::min(lo[0], tap0(o) * fc + ch);
-                    lo[1] = std::min(lo[1], tap1(o) * fc + ch);
-                    if (++ch == fc) ch = 0, ++o;
-                }
-                for (int i = 0; i < 2; ++i) base[i] = std::min(lo[i], c.row_in - sw);
-                put<int32_t>(t.wtab, rec, static_cast<int32_t>(base[0]));
-                put<int32_t>(t.wtab, rec + 4, static_cast<int32_t>(base[1]));
+                put<int32_t>(t.wtab, rec, static_cast<int32_t>(r.base[0]));
+                put<int32_t>(t.wtab, rec + 4, static_cast<int32_t>(r.base[1]));
             }
-            // Lane l: taps (i0, i1) and weights; padding lanes point at the bases with weight 0.
-            auto lane = [&](int64_t l, int64_t i0, int64_t i1, float w0, float w1) {
+            for (int64_t l = 0; l < sw; ++l) {
                 if (lin) {
-                    put<int32_t>(t.wtab, rec + V + 4 * l, static_cast<int32_t>(i0 - base[0]));
-                    put<int32_t>(t.wtab, rec + 2 * V + 4 * l, static_cast<int32_t>(i1 - base[1]));
-                    put<float>(t.wtab, rec + 3 * V + 4 * l, w0);
-                    put<float>(t.wtab, rec + 4 * V + 4 * l, w1);
+                    put<int32_t>(t.wtab, rec + V + 4 * l, r.ia[l]);
+                    put<int32_t>(t.wtab, rec + 2 * V + 4 * l, r.ib[l]);
+                    put<float>(t.wtab, rec + 3 * V + 4 * l, r.w0[l]);
+                    put<float>(t.wtab, rec + 4 * V + 4 * l, r.w1[l]);
                 } else if (c.window && c.esize == 2 && sw == 8) {  // AVX2 vpshufb control: two bytes per lane
-                    t.wtab[rec + V + 2 * l] = static_cast<uint8_t>(2 * (i0 - base[0]));
-                    t.wtab[rec + V + 2 * l + 1] = static_cast<uint8_t>(2 * (i0 - base[0]) + 1);
+                    t.wtab[rec + V + 2 * l] = static_cast<uint8_t>(2 * r.ia[l]);
+                    t.wtab[rec + V + 2 * l + 1] = static_cast<uint8_t>(2 * r.ia[l] + 1);
                 } else {
-                    put<int32_t>(t.wtab, rec + V + 4 * l, static_cast<int32_t>(i0 - base[0]));
+                    put<int32_t>(t.wtab, rec + V + 4 * l, r.ia[l]);
                 }
-            };
-            for (int64_t l = 0, o = o0, ch = ch0; l < n_real; ++l) {
-                lane(l, tap0(o) * fc + ch, tap1(o) * fc + ch, lin ? w.lin[o].w0 : 0.f, lin ? w.lin[o].w1 : 0.f);
-                if (++ch == fc) ch = 0, ++o;
             }
-            for (int64_t l = n_real; l < sw; ++l) lane(l, base[0], base[1], 0.f, 0.f);
         }
     }
     return t;

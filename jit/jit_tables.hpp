@@ -41,4 +41,17 @@ struct jit_tables {
 
 jit_tables make_jit_tables(const problem &p, const jit_conf &c);
 
+// The taps of one axis (0: D, 1: H, 2: W), per output coordinate.
+axis_table make_axis(const problem &p, int axis);
+
+// One pass-engine W record, unpacked: the window bases (window path) and per lane the src
+// elements (relative to the bases on the window path), weights (linear). jit_tables writes it;
+// jit_conf compares records to find the periodic run (jit_conf::per_*).
+struct pass_record {
+    int64_t base[2] = {0, 0};
+    int32_t ia[16] = {}, ib[16] = {};
+    float w0[16] = {}, w1[16] = {};
+};
+pass_record make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t v);
+
 }  // namespace xinterp

@@ -582,6 +582,54 @@ TEST(jit_bitwise, linear_up2_groups) {
     EXPECT_GT(seen, 0);
 }
 
+// Periodic W runs (jit_conf::per_*): records that repeat every per_p vectors up to a base step
+// keep their permutes and weights in registers. Swept over integer and rational ratios, pairs
+// (one window) and not (8 outputs from 7 src: both taps need 9 elements), 1-D (the W pass
+// writes dst: every dtype, NT), 2-D and 3-D, with specials and guard pages.
+TEST(jit_bitwise, linear_periodic_run) {
+    REQUIRE_AVX2();
+    auto conf = [&](std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa = cpu_isa::avx2,
+                    coordinate_transformation_mode ct = coordinate_transformation_mode::half_pixel) {
+        const auto d = problem_builder().src(src).sizes(out).fmt(data_format::ncx).mode(mode::linear).ctm(ct);
+        return make_jit_conf(make_problem(d), isa);
+    };
+    const jit_conf up = conf({1, 3, 224, 224}, {512, 512});
+    EXPECT_EQ(up.per_p, 2);  // 16 outputs from 7 src: two vectors
+    EXPECT_EQ(up.per_step, 7);
+    EXPECT_EQ(up.per_first, 1);
+    EXPECT_EQ(up.per_periods, 30);
+    EXPECT_TRUE(up.per_pairs);
+    const jit_conf up512 = conf({1, 3, 224, 224}, {512, 512}, cpu_isa::avx512_core);
+    EXPECT_EQ(up512.per_p, 1);  // one zmm
+    EXPECT_EQ(up512.per_step, 7);
+    const jit_conf seg = conf({1, 21, 64, 64}, {512, 512});
+    EXPECT_EQ(seg.per_p, 1);
+    EXPECT_EQ(seg.per_step, 1);
+    const jit_conf r87 = conf({1, 3, 70}, {80});  // not pairs
+    EXPECT_EQ(r87.per_p, 1);
+    EXPECT_EQ(r87.per_step, 7);
+    EXPECT_FALSE(r87.per_pairs);
+    EXPECT_EQ(conf({1, 3, 17}, {65}, cpu_isa::avx2, coordinate_transformation_mode::align_corners).per_step, 2);  // o / 4
+    EXPECT_EQ(conf({1, 3, 32, 32}, {64, 64}).per_periods, 0);  // 2x: up2 groups instead
+    EXPECT_EQ(conf({1, 3, 33, 33}, {65, 65}).per_periods, 0);  // no repeat
+    uint32_t seed = 1100;
+    int64_t seen = 0;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (auto t : kTypes)
+            for (auto ct : kCtms)
+                for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+                         {{70}, {80}}, {{28}, {32}}, {{7}, {56}}, {{13}, {52}}, {{9}, {33}}, {{24}, {120}}, {{41}, {96}},
+                         {{56}, {128}}, {{24}, {192}}, {{98}, {112}},  // runs of 4+ zmm vectors too
+                         {{5, 14}, {11, 16}}, {{6, 28}, {9, 64}}, {{3, 4, 21}, {5, 7, 48}}}) {
+                    const auto d = problem_builder().src(layout(data_format::ncx, 1, 3, cs.first)).sizes(cs.second).fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
+                    seen += make_jit_conf(make_problem(d), best_host_isa() >= cpu_isa::avx512_core ? cpu_isa::avx512_core : cpu_isa::avx2).per_periods > 0;
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                }
+    });
+    EXPECT_GT(seen, 0);
+}
+
 // 2-D linear NCX, 2x both ways (jit_conf::h2_pairs): row pairs from the h2 part, column block
 // by column block with W steps in registers; rows 0, OH - 1 and pairs a thread range cuts from
 // the fused W+H pass. Swept over IH (1 pair up), IW around the tiers' widths (record vectors

@@ -111,9 +111,8 @@ void set_up2_run(jit_conf &c, const axis_table &wt) {
 // jit_conf::per_*: compare the W records (as jit_tables lays them out) of every full vector
 // with the one per_p before, for per_p 1 and 2, and keep the longest run (at least 4 vectors).
 void set_periodic_run(jit_conf &c, const axis_table &w) {
-    std::vector<pass_record> r;
-    r.reserve(static_cast<size_t>(c.ow_full));
-    for (int64_t v = 0; v < c.ow_full; ++v) r.push_back(make_pass_record(c, w, true, v));
+    std::vector<pass_record> r(static_cast<size_t>(c.ow_full));
+    for (int64_t v = 0; v < c.ow_full; ++v) make_pass_record(c, w, true, v, r[static_cast<size_t>(v)]);
     const size_t lanes = static_cast<size_t>(c.simd_w) * 4;
     auto repeats = [&](int64_t v, int64_t u, int64_t step) {
         const pass_record &a = r[v], &b = r[u];

@@ -7,46 +7,49 @@ namespace xinterp {
 
 axis_table make_axis(const problem &p, int axis) {
     axis_table t;
-    if (p.algorithm == alg::linear) t.lin.reserve(static_cast<size_t>(p.out[axis]));
-    else t.nearest.reserve(static_cast<size_t>(p.out[axis]));
-    for (int64_t o = 0; o < p.out[axis]; ++o) {
-        if (p.algorithm == alg::linear)
-            t.lin.push_back(linear_coord(o, p.in[axis], p.out[axis], p.ctm));
-        else
-            t.nearest.push_back(nearest_index(o, p.in[axis], p.out[axis], p.ctm));
+    const int64_t I = p.in[axis], O = p.out[axis];
+    const size_t n = static_cast<size_t>(O);
+    if (p.algorithm == alg::linear) {
+        t.lin.resize(n);
+        for (size_t o = 0; o < n; ++o) t.lin[o] = linear_coord(static_cast<int64_t>(o), I, O, p.ctm);
+    } else {
+        t.nearest.resize(n);
+        for (size_t o = 0; o < n; ++o) t.nearest[o] = nearest_index(static_cast<int64_t>(o), I, O, p.ctm);
     }
     return t;
 }
 
-pass_record make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t v) {
+void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t v, pass_record &r) {
     const int64_t sw = c.simd_w, fc = c.flat_c;
     // Flat-row output element e = o * fc + ch takes src elements i0(o) * fc + ch and
     // i1(o) * fc + ch; (o, ch) are stepped along e, not divided out per element.
-    auto tap0 = [&](int64_t o) { return lin ? w.lin[o].i0 : w.nearest[o]; };
-    auto tap1 = [&](int64_t o) { return lin ? w.lin[o].i1 : w.nearest[o]; };
-    pass_record r;
     const int64_t first = v * sw, n_real = std::min(c.row_out, first + sw) - first;
     const int64_t o0 = first / fc, ch0 = first % fc;
-    // Window bases: the lowest tap of the vector, moved left so the window stays in the row.
-    if (c.window) {
-        int64_t lo[2] = {c.row_in, c.row_in};
-        for (int64_t l = 0, o = o0, ch = ch0; l < n_real; ++l) {
-            lo[0] = std::min(lo[0], tap0(o) * fc + ch);
-            lo[1] = std::min(lo[1], tap1(o) * fc + ch);
-            if (++ch == fc) ch = 0, ++o;
+    int64_t t0[16], t1[16];  // per real lane: the src elements of taps 0 and 1
+    for (int64_t l = 0, o = o0, ch = ch0; l < n_real; ++l) {
+        if (lin) {
+            const linear_tap &t = w.lin[static_cast<size_t>(o)];
+            t0[l] = t.i0 * fc + ch, t1[l] = t.i1 * fc + ch;
+            r.w0[l] = t.w0, r.w1[l] = t.w1;
+        } else {
+            t0[l] = t1[l] = w.nearest[static_cast<size_t>(o)] * fc + ch;
         }
-        for (int i = 0; i < 2; ++i) r.base[i] = std::min(lo[i], c.row_in - sw);
-    }
-    // Lane l: taps (i0, i1) and weights; padding lanes point at the bases with weight 0.
-    for (int64_t l = 0, o = o0, ch = ch0; l < sw; ++l) {
-        const bool real = l < n_real;
-        r.ia[l] = static_cast<int32_t>(real ? tap0(o) * fc + ch - r.base[0] : 0);
-        r.ib[l] = static_cast<int32_t>(real ? tap1(o) * fc + ch - r.base[1] : 0);
-        r.w0[l] = real && lin ? w.lin[o].w0 : 0.f;
-        r.w1[l] = real && lin ? w.lin[o].w1 : 0.f;
         if (++ch == fc) ch = 0, ++o;
     }
-    return r;
+    // Window bases: the lowest tap of the vector, moved left so the window stays in the row.
+    r.base[0] = r.base[1] = 0;
+    if (c.window) {
+        int64_t lo[2] = {c.row_in, c.row_in};
+        for (int64_t l = 0; l < n_real; ++l) lo[0] = std::min(lo[0], t0[l]), lo[1] = std::min(lo[1], t1[l]);
+        for (int i = 0; i < 2; ++i) r.base[i] = std::min(lo[i], c.row_in - sw);
+    }
+    // Padding lanes point at the bases with weight 0.
+    for (int64_t l = 0; l < sw; ++l) {
+        const bool real = l < n_real;
+        r.ia[l] = static_cast<int32_t>(real ? t0[l] - r.base[0] : 0);
+        r.ib[l] = static_cast<int32_t>(real ? t1[l] - r.base[1] : 0);
+        if (!real || !lin) r.w0[l] = r.w1[l] = 0.f;
+    }
 }
 
 namespace {
@@ -105,9 +108,10 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
         const int64_t sw = c.simd_w;
         const size_t V = static_cast<size_t>(sw) * 4;
         t.wtab.assign(static_cast<size_t>(c.ow_vecs * c.rec_bytes), 0);
+        pass_record r;
         for (int64_t v = 0; v < c.ow_vecs; ++v) {
             const size_t rec = static_cast<size_t>(v * c.rec_bytes);
-            const pass_record r = make_pass_record(c, w, lin, v);
+            make_pass_record(c, w, lin, v, r);
             if (c.window) {
                 put<int32_t>(t.wtab, rec, static_cast<int32_t>(r.base[0]));
                 put<int32_t>(t.wtab, rec + 4, static_cast<int32_t>(r.base[1]));

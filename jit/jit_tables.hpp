@@ -47,11 +47,11 @@ axis_table make_axis(const problem &p, int axis);
 // One pass-engine W record, unpacked: the window bases (window path) and per lane the src
 // elements (relative to the bases on the window path), weights (linear). jit_tables writes it;
 // jit_conf compares records to find the periodic run (jit_conf::per_*).
-struct pass_record {
-    int64_t base[2] = {0, 0};
-    int32_t ia[16] = {}, ib[16] = {};
-    float w0[16] = {}, w1[16] = {};
+struct pass_record {  // lanes simd_w and up are left unset (no zero fill: it was most of the cost)
+    int64_t base[2];
+    int32_t ia[16], ib[16];
+    float w0[16], w1[16];
 };
-pass_record make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t v);
+void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t v, pass_record &r);
 
 }  // namespace xinterp

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <numeric>
 #include <vector>
 
 #include "../src/cpu_isa.hpp"
@@ -108,9 +109,27 @@ void set_up2_run(jit_conf &c, const axis_table &wt) {
     c.up2_groups = (end - first) / 2;
 }
 
-// jit_conf::per_*: compare the W records (as jit_tables lays them out) of every full vector
-// with the one per_p before, for per_p 1 and 2, and keep the longest run (at least 4 vectors).
+// jit_conf::per_*. The period is guessed from the taps: the smallest shift p (output columns)
+// under which 8 outputs from OW / 4 on (past the left clamp) keep their weights and shift
+// their taps alike;
+// per_p is then the vectors that hold a whole number of such periods. The guess is checked on
+// the records themselves (as jit_tables lays them out), vector by vector, and the longest run
+// of at least 4 vectors that repeats kept.
 void set_periodic_run(jit_conf &c, const axis_table &w) {
+    const int64_t lo = c.OW / 4, hi = std::min<int64_t>(c.OW, lo + 8);
+    int64_t px = 0;
+    for (int64_t p = 1; p <= 64 && hi + p <= c.OW && px == 0; ++p) {
+        const int64_t q = w.lin[lo + p].i0 - w.lin[lo].i0;
+        bool same = true;
+        for (int64_t o = lo; o < hi && same; ++o) {
+            const linear_tap &a = w.lin[o], &b = w.lin[o + p];
+            same = b.w0 == a.w0 && b.w1 == a.w1 && b.i0 - a.i0 == q && b.i1 - a.i1 == q;
+        }
+        if (same) px = p;
+    }
+    if (px == 0) return;
+    const int64_t elems = px * c.flat_c, per = elems / std::gcd(elems, static_cast<int64_t>(c.simd_w));
+    if (per > jit_conf::kPerMax) return;
     std::vector<pass_record> r(static_cast<size_t>(c.ow_full));
     for (int64_t v = 0; v < c.ow_full; ++v) make_pass_record(c, w, true, v, r[static_cast<size_t>(v)]);
     const size_t lanes = static_cast<size_t>(c.simd_w) * 4;
@@ -120,20 +139,18 @@ void set_periodic_run(jit_conf &c, const axis_table &w) {
                std::memcmp(a.ia, b.ia, lanes) == 0 && std::memcmp(a.ib, b.ib, lanes) == 0 &&
                std::memcmp(a.w0, b.w0, lanes) == 0 && std::memcmp(a.w1, b.w1, lanes) == 0;
     };
-    for (int per = 1; per <= 2; ++per) {
-        for (int64_t v = per; v < c.ow_full;) {
-            const int64_t step = r[v].base[0] - r[v - per].base[0];
-            int64_t e = v;
-            while (e < c.ow_full && repeats(e, e - per, step)) ++e;
-            const int64_t f = v - per, periods = (e - f) / per;
-            if (periods * per >= 4 && periods * per > c.per_periods * c.per_p) {
-                c.per_first = f, c.per_periods = periods, c.per_step = step, c.per_p = per;
-                c.per_pairs = f < c.pair_vecs;
-                for (int ph = 0; ph < per; ++ph)
-                    for (int t = 0; t < 2; ++t) c.per_rel[ph][t] = r[f + ph].base[t] - r[f].base[0];
-            }
-            v = std::max(e, v + 1);
+    for (int64_t v = per; v < c.ow_full;) {
+        const int64_t step = r[v].base[0] - r[v - per].base[0];
+        int64_t e = v;
+        while (e < c.ow_full && repeats(e, e - per, step)) ++e;
+        const int64_t f = v - per, periods = (e - f) / per;
+        if (periods * per >= 4 && periods > c.per_periods) {
+            c.per_first = f, c.per_periods = periods, c.per_step = step, c.per_p = static_cast<int>(per);
+            c.per_pairs = f < c.pair_vecs;
+            for (int64_t ph = 0; ph < per; ++ph)
+                for (int t = 0; t < 2; ++t) c.per_rel[ph][t] = r[f + ph].base[t] - r[f].base[0];
         }
+        v = std::max(e, v + 1);
     }
 }
 

@@ -342,14 +342,17 @@ void jit_ncx_wpass<isa>::up2_run() {
     add(reg_tab, reg_tmp);
 }
 
-// The periodic run (jit_conf::per_*): phase ph's permutes and weights, from the run's first
-// records, stay in registers (kPerRegs[ph]: tap 0 and tap 1 indices, w0, w1); reg_bb walks the
-// windows, per_step src elements per period. The lanes compute exactly what the records say.
+// The periodic run (jit_conf::per_*). per_p <= 2: phase ph's permutes and weights, from the
+// run's first records, stay in registers (kPerRegs[ph]: tap 0 and tap 1 indices, w0, w1).
+// Longer periods read them from those records on every period (reg_tab stays on the run's
+// first record until the end). Either way reg_bb walks the windows, per_step src elements per
+// period, and the lanes compute exactly what the records say.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::per_run() {
     const jit_conf &c = conf_;
     const int V = simd_w * 4, esz = c.esize, out_es = final_ ? c.esize : 4;
-    for (int ph = 0; ph < c.per_p; ++ph) {
+    const bool in_regs = c.per_p <= 2;
+    for (int ph = 0; in_regs && ph < c.per_p; ++ph) {
         const int rec = ph * c.rec_bytes;
         const Vmm i0(kPerRegs[ph][0]), i1(kPerRegs[ph][1]);
         vmovups(i0, ptr[reg_tab + rec + V]);  // (vmovups: one spelling for VEX and EVEX)
@@ -364,12 +367,24 @@ void jit_ncx_wpass<isa>::per_run() {
     mov(reg_cnt, c.per_periods);
     L(l_per); {
         for (int ph = 0; ph < c.per_p; ++ph) {
+            const int rec = ph * c.rec_bytes;
             load_f32(c.dt, vmm_a, ptr[reg_bb + c.per_rel[ph][0] * esz], simd_w);
             if (!c.per_pairs) load_f32(c.dt, vmm_idx, ptr[reg_bb + c.per_rel[ph][1] * esz], simd_w);
-            vpermps(vmm_b, Vmm(kPerRegs[ph][1]), c.per_pairs ? vmm_a : vmm_idx);
-            vpermps(vmm_a, Vmm(kPerRegs[ph][0]), vmm_a);
-            vmulps(vmm_idx, vmm_a, Vmm(kPerRegs[ph][2]));
-            vfmadd231ps(vmm_idx, vmm_b, Vmm(kPerRegs[ph][3]));
+            const Vmm &win_b = c.per_pairs ? vmm_a : vmm_idx;
+            if (in_regs) {
+                vpermps(vmm_b, Vmm(kPerRegs[ph][1]), win_b);
+                vpermps(vmm_a, Vmm(kPerRegs[ph][0]), vmm_a);
+                vmulps(vmm_idx, vmm_a, Vmm(kPerRegs[ph][2]));
+                vfmadd231ps(vmm_idx, vmm_b, Vmm(kPerRegs[ph][3]));
+            } else {
+                if (c.per_pairs) vpaddd(vmm_idx_b, vmm_flat_c, ptr[reg_tab + rec + V]);
+                else vmovups(vmm_idx_b, ptr[reg_tab + rec + 2 * V]);
+                vpermps(vmm_b, vmm_idx_b, win_b);
+                vmovups(vmm_idx_b, ptr[reg_tab + rec + V]);
+                vpermps(vmm_a, vmm_idx_b, vmm_a);
+                vmulps(vmm_idx, vmm_a, ptr[reg_tab + rec + 3 * V]);
+                vfmadd231ps(vmm_idx, vmm_b, ptr[reg_tab + rec + 4 * V]);
+            }
             const Address o = ptr[reg_dst + ph * simd_w * out_es];
             if (final_) store_f32(c.dt, o, vmm_idx, simd_w, nt_);
             else vmovups(o, vmm_idx);

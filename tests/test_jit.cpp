@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <functional>
+#include <tuple>
 
 #include "../jit/jit_conf.hpp"
 #include "cpu_isa.hpp"
@@ -583,9 +584,10 @@ TEST(jit_bitwise, linear_up2_groups) {
 }
 
 // Periodic W runs (jit_conf::per_*): records that repeat every per_p vectors up to a base step
-// keep their permutes and weights in registers. Swept over integer and rational ratios, pairs
-// (one window) and not (8 outputs from 7 src: both taps need 9 elements), 1-D (the W pass
-// writes dst: every dtype, NT), 2-D and 3-D, with specials and guard pages.
+// keep their permutes and weights in registers (per_p <= 2) or are reread from the run's first
+// records. Swept over integer and rational ratios, pairs (one window) and not (8 outputs from
+// 7 src: both taps need 9 elements), NCX and NXC flat rows, 1-D (the W pass writes dst: every
+// dtype, NT), 2-D and 3-D, with specials and guard pages.
 TEST(jit_bitwise, linear_periodic_run) {
     REQUIRE_AVX2();
     auto conf = [&](std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa = cpu_isa::avx2,
@@ -610,6 +612,16 @@ TEST(jit_bitwise, linear_periodic_run) {
     EXPECT_EQ(r87.per_step, 7);
     EXPECT_FALSE(r87.per_pairs);
     EXPECT_EQ(conf({1, 3, 17}, {65}, cpu_isa::avx2, coordinate_transformation_mode::align_corners).per_step, 2);  // o / 4
+    auto nxc = [&](std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa) {
+        const auto d = problem_builder().src(src).sizes(out).fmt(data_format::nxc).mode(mode::linear);
+        return make_jit_conf(make_problem(d), isa);
+    };
+    const jit_conf up3 = nxc({1, 224, 224, 3}, {512, 512}, cpu_isa::avx2);  // flat rows, C = 3
+    EXPECT_EQ(up3.per_p, 6);  // 48 elements: the records come from memory
+    EXPECT_EQ(up3.per_step, 21);
+    EXPECT_GE(up3.per_periods * up3.per_p, 180);
+    EXPECT_EQ(nxc({1, 224, 224, 3}, {512, 512}, cpu_isa::avx512_core).per_p, 3);
+    EXPECT_EQ(nxc({1, 224, 224, 5}, {512, 512}, cpu_isa::avx2).per_p, 0);  // 80 elements: 10 vectors, over kPerMax
     EXPECT_EQ(conf({1, 3, 32, 32}, {64, 64}).per_periods, 0);  // 2x: up2 groups instead
     EXPECT_EQ(conf({1, 3, 33, 33}, {65, 65}).per_periods, 0);  // no repeat
     uint32_t seed = 1100;
@@ -617,11 +629,15 @@ TEST(jit_bitwise, linear_periodic_run) {
     for_nt_and_threads([&](size_t nt_bytes, int threads) {
         for (auto t : kTypes)
             for (auto ct : kCtms)
-                for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
-                         {{70}, {80}}, {{28}, {32}}, {{7}, {56}}, {{13}, {52}}, {{9}, {33}}, {{24}, {120}}, {{41}, {96}},
-                         {{56}, {128}}, {{24}, {192}}, {{98}, {112}},  // runs of 4+ zmm vectors too
-                         {{5, 14}, {11, 16}}, {{6, 28}, {9, 64}}, {{3, 4, 21}, {5, 7, 48}}}) {
-                    const auto d = problem_builder().src(layout(data_format::ncx, 1, 3, cs.first)).sizes(cs.second).fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
+                for (const auto &cs : std::vector<std::tuple<std::vector<int64_t>, std::vector<int64_t>, int64_t>>{
+                         {{70}, {80}, 1}, {{28}, {32}, 1}, {{7}, {56}, 1}, {{13}, {52}, 1}, {{9}, {33}, 1}, {{24}, {120}, 1},
+                         {{41}, {96}, 1}, {{56}, {128}, 1}, {{24}, {192}, 1}, {{98}, {112}, 1},  // runs of 4+ zmm vectors too
+                         {{5, 14}, {11, 16}, 1}, {{6, 28}, {9, 64}, 1}, {{3, 4, 21}, {5, 7, 48}, 1},
+                         // NXC flat rows (C < simd_w): periods of 3-6 vectors read from memory
+                         {{56}, {128}, 3}, {{24}, {192}, 3}, {{4, 56}, {7, 128}, 2}, {{35}, {80}, 3}}) {
+                    const int64_t fc = std::get<2>(cs);  // 1: NCX, C = 3; else NXC with C = fc
+                    const data_format f = fc == 1 ? data_format::ncx : data_format::nxc;
+                    const auto d = problem_builder().src(layout(f, 1, fc == 1 ? 3 : fc, std::get<0>(cs))).sizes(std::get<1>(cs)).fmt(f).mode(mode::linear).ctm(ct).dt(t);
                     seen += make_jit_conf(make_problem(d), best_host_isa() >= cpu_isa::avx512_core ? cpu_isa::avx512_core : cpu_isa::avx2).per_periods > 0;
                     ++seed;
                     ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;

@@ -539,6 +539,20 @@ TEST(jit_bitwise, linear_tap_pairs) {
             }
 }
 
+namespace {
+// The conf of a linear problem at a tier, for the conf asserts below.
+jit_conf linear_conf(std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa = cpu_isa::avx2,
+                     coordinate_transformation_mode ct = coordinate_transformation_mode::half_pixel,
+                     data_format f = data_format::ncx) {
+    const auto d = problem_builder().src(src).sizes(out).fmt(f).mode(mode::linear).ctm(ct);
+    return make_jit_conf(make_problem(d), isa);
+}
+// The tier whose kernels a sweep runs on this host.
+jit_conf host_conf(const op_desc &d) {
+    return make_jit_conf(make_problem(d), best_host_isa() >= cpu_isa::avx512_core ? cpu_isa::avx512_core : cpu_isa::avx2);
+}
+}  // namespace
+
 // Linear W upsampling by exactly 2x (half_pixel, NCX): groups of two vectors from fixed
 // weights and three unaligned loads, no table (jit_conf::up2_*). The run starts after vector 0
 // (output 0 is clamped) and stops short of the clamped right edge; the W pass's other vectors,
@@ -547,24 +561,19 @@ TEST(jit_bitwise, linear_tap_pairs) {
 TEST(jit_bitwise, linear_up2_groups) {
     REQUIRE_AVX2();
     const auto hp = coordinate_transformation_mode::half_pixel;
-    auto conf = [&](std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa, data_format f = data_format::ncx,
-                    coordinate_transformation_mode ct = coordinate_transformation_mode::half_pixel) {
-        const auto d = problem_builder().src(src).sizes(out).fmt(f).mode(mode::linear).ctm(ct);
-        return make_jit_conf(make_problem(d), isa);
-    };
-    const jit_conf fpn = conf({1, 256, 32, 32}, {64, 64}, cpu_isa::avx2);
+    const jit_conf fpn = linear_conf({1, 256, 32, 32}, {64, 64}, cpu_isa::avx2);
     EXPECT_EQ(fpn.up2_first, 1);   // vector 0 holds output 0, whose taps are clamped
     EXPECT_EQ(fpn.up2_groups, 3);  // vectors 1-6; 7 holds output 63 (clamped)
-    const jit_conf fpn512 = conf({1, 256, 32, 32}, {64, 64}, cpu_isa::avx512_core);
+    const jit_conf fpn512 = linear_conf({1, 256, 32, 32}, {64, 64}, cpu_isa::avx512_core);
     EXPECT_EQ(fpn512.up2_first, 1);
     EXPECT_EQ(fpn512.up2_groups, 1);  // vectors 1-2 of 4
-    EXPECT_EQ(conf({1, 3, 40, 40}, {80, 80}, cpu_isa::avx2).up2_groups, 4);  // vectors 1-8 of 10
-    EXPECT_EQ(conf({1, 3, 40, 40}, {80, 80}, cpu_isa::avx2, data_format::ncx, coordinate_transformation_mode::align_corners).up2_groups, 0);
-    EXPECT_EQ(conf({1, 3, 40, 40}, {80, 81}, cpu_isa::avx2).up2_groups, 0);        // not exactly 2x
-    EXPECT_EQ(conf({1, 40, 40, 3}, {80, 80}, cpu_isa::avx2, data_format::nxc).up2_groups, 0);  // flat_c 3
-    EXPECT_EQ(conf({1, 3, 12}, {24}, cpu_isa::avx2).up2_groups, 0);  // vectors 1 and 2 of 3: 2 is the edge
-    EXPECT_EQ(conf({1, 3, 13}, {26}, cpu_isa::avx2).up2_groups, 1);
-    EXPECT_TRUE(conf({1, 3, 1080, 40}, {224, 80}, cpu_isa::avx2).fuse_h);  // fused: up2 not generated
+    EXPECT_EQ(linear_conf({1, 3, 40, 40}, {80, 80}, cpu_isa::avx2).up2_groups, 4);  // vectors 1-8 of 10
+    EXPECT_EQ(linear_conf({1, 3, 40, 40}, {80, 80}, cpu_isa::avx2, coordinate_transformation_mode::align_corners).up2_groups, 0);
+    EXPECT_EQ(linear_conf({1, 3, 40, 40}, {80, 81}, cpu_isa::avx2).up2_groups, 0);        // not exactly 2x
+    EXPECT_EQ(linear_conf({1, 40, 40, 3}, {80, 80}, cpu_isa::avx2, coordinate_transformation_mode::half_pixel, data_format::nxc).up2_groups, 0);  // flat_c 3
+    EXPECT_EQ(linear_conf({1, 3, 12}, {24}, cpu_isa::avx2).up2_groups, 0);  // vectors 1 and 2 of 3: 2 is the edge
+    EXPECT_EQ(linear_conf({1, 3, 13}, {26}, cpu_isa::avx2).up2_groups, 1);
+    EXPECT_TRUE(linear_conf({1, 3, 1080, 40}, {224, 80}, cpu_isa::avx2).fuse_h);  // fused: up2 not generated
     int64_t seen = 0;
     uint32_t seed = 700;
     for_nt_and_threads([&](size_t nt_bytes, int threads) {
@@ -575,7 +584,7 @@ TEST(jit_bitwise, linear_up2_groups) {
                 std::vector<int64_t> out(sp);
                 for (auto &x : out) x *= 2;
                 const auto d = problem_builder().src(layout(data_format::ncx, 1, 3, sp)).sizes(out).fmt(data_format::ncx).mode(mode::linear).ctm(hp).dt(t);
-                seen += make_jit_conf(make_problem(d), best_host_isa() >= cpu_isa::avx512_core ? cpu_isa::avx512_core : cpu_isa::avx2).up2_groups > 0;
+                seen += host_conf(d).up2_groups > 0;
                 ++seed;
                 ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
             }
@@ -590,31 +599,25 @@ TEST(jit_bitwise, linear_up2_groups) {
 // dtype, NT), 2-D and 3-D, with specials and guard pages.
 TEST(jit_bitwise, linear_periodic_run) {
     REQUIRE_AVX2();
-    auto conf = [&](std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa = cpu_isa::avx2,
-                    coordinate_transformation_mode ct = coordinate_transformation_mode::half_pixel) {
-        const auto d = problem_builder().src(src).sizes(out).fmt(data_format::ncx).mode(mode::linear).ctm(ct);
-        return make_jit_conf(make_problem(d), isa);
-    };
-    const jit_conf up = conf({1, 3, 224, 224}, {512, 512});
+    const jit_conf up = linear_conf({1, 3, 224, 224}, {512, 512});
     EXPECT_EQ(up.per_p, 2);  // 16 outputs from 7 src: two vectors
     EXPECT_EQ(up.per_step, 7);
     EXPECT_EQ(up.per_first, 1);
     EXPECT_EQ(up.per_periods, 30);
     EXPECT_TRUE(up.per_pairs);
-    const jit_conf up512 = conf({1, 3, 224, 224}, {512, 512}, cpu_isa::avx512_core);
+    const jit_conf up512 = linear_conf({1, 3, 224, 224}, {512, 512}, cpu_isa::avx512_core);
     EXPECT_EQ(up512.per_p, 1);  // one zmm
     EXPECT_EQ(up512.per_step, 7);
-    const jit_conf seg = conf({1, 21, 64, 64}, {512, 512});
+    const jit_conf seg = linear_conf({1, 21, 64, 64}, {512, 512});
     EXPECT_EQ(seg.per_p, 1);
     EXPECT_EQ(seg.per_step, 1);
-    const jit_conf r87 = conf({1, 3, 70}, {80});  // not pairs
+    const jit_conf r87 = linear_conf({1, 3, 70}, {80});  // not pairs
     EXPECT_EQ(r87.per_p, 1);
     EXPECT_EQ(r87.per_step, 7);
     EXPECT_FALSE(r87.per_pairs);
-    EXPECT_EQ(conf({1, 3, 17}, {65}, cpu_isa::avx2, coordinate_transformation_mode::align_corners).per_step, 2);  // o / 4
-    auto nxc = [&](std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa) {
-        const auto d = problem_builder().src(src).sizes(out).fmt(data_format::nxc).mode(mode::linear);
-        return make_jit_conf(make_problem(d), isa);
+    EXPECT_EQ(linear_conf({1, 3, 17}, {65}, cpu_isa::avx2, coordinate_transformation_mode::align_corners).per_step, 2);  // o / 4
+    auto nxc = [](std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa) {
+        return linear_conf(src, out, isa, coordinate_transformation_mode::half_pixel, data_format::nxc);
     };
     const jit_conf up3 = nxc({1, 224, 224, 3}, {512, 512}, cpu_isa::avx2);  // flat rows, C = 3
     EXPECT_EQ(up3.per_p, 6);  // 48 elements: the records come from memory
@@ -622,8 +625,8 @@ TEST(jit_bitwise, linear_periodic_run) {
     EXPECT_GE(up3.per_periods * up3.per_p, 180);
     EXPECT_EQ(nxc({1, 224, 224, 3}, {512, 512}, cpu_isa::avx512_core).per_p, 3);
     EXPECT_EQ(nxc({1, 224, 224, 5}, {512, 512}, cpu_isa::avx2).per_p, 0);  // 80 elements: 10 vectors, over kPerMax
-    EXPECT_EQ(conf({1, 3, 32, 32}, {64, 64}).per_periods, 0);  // 2x: up2 groups instead
-    EXPECT_EQ(conf({1, 3, 33, 33}, {65, 65}).per_periods, 0);  // no repeat
+    EXPECT_EQ(linear_conf({1, 3, 32, 32}, {64, 64}).per_periods, 0);  // 2x: up2 groups instead
+    EXPECT_EQ(linear_conf({1, 3, 33, 33}, {65, 65}).per_periods, 0);  // no repeat
     uint32_t seed = 1100;
     int64_t seen = 0;
     for_nt_and_threads([&](size_t nt_bytes, int threads) {
@@ -638,7 +641,7 @@ TEST(jit_bitwise, linear_periodic_run) {
                     const int64_t fc = std::get<2>(cs);  // 1: NCX, C = 3; else NXC with C = fc
                     const data_format f = fc == 1 ? data_format::ncx : data_format::nxc;
                     const auto d = problem_builder().src(layout(f, 1, fc == 1 ? 3 : fc, std::get<0>(cs))).sizes(std::get<1>(cs)).fmt(f).mode(mode::linear).ctm(ct).dt(t);
-                    seen += make_jit_conf(make_problem(d), best_host_isa() >= cpu_isa::avx512_core ? cpu_isa::avx512_core : cpu_isa::avx2).per_periods > 0;
+                    seen += host_conf(d).per_periods > 0;
                     ++seed;
                     ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
                 }
@@ -653,26 +656,21 @@ TEST(jit_bitwise, linear_periodic_run) {
 // mid-plane, on odd and even rows), all dtypes, with specials.
 TEST(jit_bitwise, linear_h2_pairs) {
     REQUIRE_AVX2();
-    auto conf = [&](std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa = cpu_isa::avx2,
-                    coordinate_transformation_mode ct = coordinate_transformation_mode::half_pixel) {
-        const auto d = problem_builder().src(src).sizes(out).fmt(data_format::ncx).mode(mode::linear).ctm(ct);
-        return make_jit_conf(make_problem(d), isa);
-    };
     {
         nt_threshold nt(size_t(1) << 40);  // fpn's 4 MiB dst may reach the host's NT threshold
-        EXPECT_TRUE(conf({1, 256, 32, 32}, {64, 64}).h2_pairs);
-        EXPECT_TRUE(conf({1, 128, 40, 40}, {80, 80}).h2_pairs);
-        EXPECT_TRUE(conf({1, 256, 32, 32}, {64, 64}, cpu_isa::avx512_core).h2_pairs);
+        EXPECT_TRUE(linear_conf({1, 256, 32, 32}, {64, 64}).h2_pairs);
+        EXPECT_TRUE(linear_conf({1, 128, 40, 40}, {80, 80}).h2_pairs);
+        EXPECT_TRUE(linear_conf({1, 256, 32, 32}, {64, 64}, cpu_isa::avx512_core).h2_pairs);
     }
-    EXPECT_FALSE(conf({1, 3, 40, 40}, {80, 80}, cpu_isa::avx2, coordinate_transformation_mode::align_corners).h2_pairs);
-    EXPECT_FALSE(conf({1, 3, 40, 40}, {81, 80}).h2_pairs);       // H not 2x
-    EXPECT_FALSE(conf({1, 3, 40, 40}, {120, 80}).h2_pairs);      // H 3x
-    EXPECT_FALSE(conf({1, 3, 40, 6}, {80, 12}).h2_pairs);        // no up2 group (OW 12: one full vector)
-    EXPECT_FALSE(conf({1, 3, 200, 200}, {400, 400}).h2_pairs);   // a 625 KiB dst plane
-    EXPECT_FALSE(conf({1, 3, 4, 40, 40}, {8, 80, 80}).h2_pairs);  // 3-D
+    EXPECT_FALSE(linear_conf({1, 3, 40, 40}, {80, 80}, cpu_isa::avx2, coordinate_transformation_mode::align_corners).h2_pairs);
+    EXPECT_FALSE(linear_conf({1, 3, 40, 40}, {81, 80}).h2_pairs);       // H not 2x
+    EXPECT_FALSE(linear_conf({1, 3, 40, 40}, {120, 80}).h2_pairs);      // H 3x
+    EXPECT_FALSE(linear_conf({1, 3, 40, 6}, {80, 12}).h2_pairs);        // no up2 group (OW 12: one full vector)
+    EXPECT_FALSE(linear_conf({1, 3, 200, 200}, {400, 400}).h2_pairs);   // a 625 KiB dst plane
+    EXPECT_FALSE(linear_conf({1, 3, 4, 40, 40}, {8, 80, 80}).h2_pairs);  // 3-D
     {
         nt_threshold nt(1);  // NT-eligible dst (OW 80 keeps rows store-aligned): no h2
-        EXPECT_FALSE(conf({1, 128, 40, 40}, {80, 80}).h2_pairs);
+        EXPECT_FALSE(linear_conf({1, 128, 40, 40}, {80, 80}).h2_pairs);
     }
     const int saved = omp_get_max_threads();
     uint32_t seed = 900;
@@ -687,7 +685,7 @@ TEST(jit_bitwise, linear_h2_pairs) {
                      {1, {35, 256}}, {2, {21, 200}}}) {
                 const std::vector<int64_t> out{2 * cs.second[0], 2 * cs.second[1]};
                 const auto d = problem_builder().src(layout(data_format::ncx, 1 + (seed % 2), cs.first, cs.second)).sizes(out).fmt(data_format::ncx).mode(mode::linear).dt(t);
-                seen += make_jit_conf(make_problem(d), best_host_isa() >= cpu_isa::avx512_core ? cpu_isa::avx512_core : cpu_isa::avx2).h2_pairs;
+                seen += host_conf(d).h2_pairs;
                 ++seed;
                 ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads;
             }

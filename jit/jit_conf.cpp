@@ -114,7 +114,7 @@ void set_up2_run(jit_conf &c, const axis_table &wt) {
 // their taps alike;
 // per_p is then the vectors that hold a whole number of such periods. The guess is checked on
 // the records themselves (as jit_tables lays them out), vector by vector, and the longest run
-// of at least 4 vectors that repeats kept.
+// of at least 4 vectors and 2 periods kept.
 void set_periodic_run(jit_conf &c, const axis_table &w) {
     const int64_t lo = c.OW / 4, hi = std::min<int64_t>(c.OW, lo + 8);
     int64_t px = 0;
@@ -135,7 +135,7 @@ void set_periodic_run(jit_conf &c, const axis_table &w) {
     const size_t lanes = static_cast<size_t>(c.simd_w) * 4;
     auto repeats = [&](int64_t v, int64_t u, int64_t step) {
         const pass_record &a = r[v], &b = r[u];
-        return (v < c.pair_vecs) == (u < c.pair_vecs) && a.base[0] - b.base[0] == step && a.base[1] - b.base[1] == step &&
+        return a.base[0] - b.base[0] == step && a.base[1] - b.base[1] == step &&
                std::memcmp(a.ia, b.ia, lanes) == 0 && std::memcmp(a.ib, b.ib, lanes) == 0 &&
                std::memcmp(a.w0, b.w0, lanes) == 0 && std::memcmp(a.w1, b.w1, lanes) == 0;
     };
@@ -144,9 +144,11 @@ void set_periodic_run(jit_conf &c, const axis_table &w) {
         int64_t e = v;
         while (e < c.ow_full && repeats(e, e - per, step)) ++e;
         const int64_t f = v - per, periods = (e - f) / per;
-        if (periods * per >= 4 && periods > c.per_periods) {
+        if (periods >= 2 && periods * per >= 4 && periods > c.per_periods) {
             c.per_first = f, c.per_periods = periods, c.per_step = step, c.per_p = static_cast<int>(per);
-            c.per_pairs = f < c.pair_vecs;
+            // One window for both taps only if every vector of the run pairs (pair_vecs is a
+            // prefix); the two-window path reads each record's own tap-1 window, pairs or not.
+            c.per_pairs = f + periods * per <= c.pair_vecs;
             for (int64_t ph = 0; ph < per; ++ph)
                 for (int t = 0; t < 2; ++t) c.per_rel[ph][t] = r[f + ph].base[t] - r[f].base[0];
         }

@@ -625,6 +625,14 @@ TEST(jit_bitwise, linear_periodic_run) {
     EXPECT_GE(up3.per_periods * up3.per_p, 180);
     EXPECT_EQ(nxc({1, 224, 224, 3}, {512, 512}, cpu_isa::avx512_core).per_p, 3);
     EXPECT_EQ(nxc({1, 224, 224, 5}, {512, 512}, cpu_isa::avx2).per_p, 0);  // 80 elements: 10 vectors, over kPerMax
+    // 21 -> 48, C = 3: the run's vectors 1-12 go past the pairs (vectors 0-4), so each reads its
+    // own tap-1 window; one window for both (per_pairs) would read past it. A run needs two
+    // periods: a single one repeats nothing.
+    const jit_conf past = nxc({1, 2, 21, 3}, {4, 48}, cpu_isa::avx2);
+    EXPECT_EQ(past.pair_vecs, 5);
+    EXPECT_EQ(past.per_p, 6);
+    EXPECT_EQ(past.per_periods, 2);
+    EXPECT_FALSE(past.per_pairs);
     EXPECT_EQ(linear_conf({1, 3, 32, 32}, {64, 64}).per_periods, 0);  // 2x: up2 groups instead
     EXPECT_EQ(linear_conf({1, 3, 33, 33}, {65, 65}).per_periods, 0);  // no repeat
     uint32_t seed = 1100;
@@ -637,7 +645,8 @@ TEST(jit_bitwise, linear_periodic_run) {
                          {{41}, {96}, 1}, {{56}, {128}, 1}, {{24}, {192}, 1}, {{98}, {112}, 1},  // runs of 4+ zmm vectors too
                          {{5, 14}, {11, 16}, 1}, {{6, 28}, {9, 64}, 1}, {{3, 4, 21}, {5, 7, 48}, 1},
                          // NXC flat rows (C < simd_w): periods of 3-6 vectors read from memory
-                         {{56}, {128}, 3}, {{24}, {192}, 3}, {{4, 56}, {7, 128}, 2}, {{35}, {80}, 3}}) {
+                         {{56}, {128}, 3}, {{24}, {192}, 3}, {{4, 56}, {7, 128}, 2}, {{35}, {80}, 3},
+                         {{2, 21}, {4, 48}, 3}}) {  // a run that starts on pairs and goes past them
                     const int64_t fc = std::get<2>(cs);  // 1: NCX, C = 3; else NXC with C = fc
                     const data_format f = fc == 1 ? data_format::ncx : data_format::nxc;
                     const auto d = problem_builder().src(layout(f, 1, fc == 1 ? 3 : fc, std::get<0>(cs))).sizes(std::get<1>(cs)).fmt(f).mode(mode::linear).ctm(ct).dt(t);
@@ -647,6 +656,46 @@ TEST(jit_bitwise, linear_periodic_run) {
                 }
     });
     EXPECT_GT(seen, 0);
+}
+
+// Random shapes against the reference, weighted towards the ratios the special paths take
+// (2x: up2 and h2; 16/7 and 8/3: periodic runs; 4x), with random sizes besides: every mode,
+// layout (NXC C < 8: flat rows), transform, dtype, rank 1-3 and 1-3 threads, guard pages and
+// special values. Fixed seeds; it found a periodic run that assumed pairs past pair_vecs.
+TEST(jit_bitwise, random_ratio_sweep) {
+    REQUIRE_AVX2();
+    std::mt19937 rng(4242);
+    const int saved = omp_get_max_threads();
+    for (int it = 0; it < 1000 && !HasFatalFailure(); ++it) {
+        const bool ncx = rng() % 3 != 0;
+        const int k = 1 + static_cast<int>(rng() % 3);
+        const int64_t cap = k == 3 ? 12 : 48;
+        std::vector<int64_t> in(k), out(k);
+        for (int i = 0; i < k; ++i) {
+            in[i] = 1 + static_cast<int64_t>(rng() % cap);
+            switch (rng() % 6) {
+                case 0: out[i] = 2 * in[i]; break;
+                case 1: out[i] = in[i] * 16 / 7 + static_cast<int64_t>(rng() % 2); break;
+                case 2: out[i] = 4 * in[i]; break;
+                case 3: out[i] = in[i] * 8 / 3; break;
+                default: out[i] = 1 + static_cast<int64_t>(rng() % (2 * cap + 16));
+            }
+            out[i] = std::max<int64_t>(out[i], 1);
+        }
+        const data_format f = ncx ? data_format::ncx : data_format::nxc;
+        const int64_t c = ncx ? 1 + rng() % 4 : 1 + rng() % 9;
+        const auto d = problem_builder()
+                           .src(layout(f, 1 + rng() % 2, c, in))
+                           .sizes(out)
+                           .fmt(f)
+                           .mode(kModes[rng() % 2])
+                           .ctm(kCtms[rng() % 2])
+                           .dt(kTypes[rng() % 3]);
+        omp_set_num_threads(1 + static_cast<int>(rng() % 3));
+        const uint32_t seed = 5000 + static_cast<uint32_t>(it);
+        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d);
+    }
+    omp_set_num_threads(saved);
 }
 
 // 2-D linear NCX, 2x both ways (jit_conf::h2_pairs): row pairs from the h2 part, column block

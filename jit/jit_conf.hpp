@@ -102,16 +102,18 @@ struct jit_conf {
     // constants in registers, and an interleave puts the results in order. The tables'
     // permutes and weight loads were the W pass's bottleneck (~3 cycles per vector on Zen 3).
     int64_t up2_first = 0, up2_groups = 0;
-    // Linear, window path, no up2 run: the longest run of full vectors whose W records repeat
-    // with period per_p vectors (up to kPerMax) bit for bit, up to bases that step per_step src
-    // elements per period (integer ratios: 4x, 8x up; 224 -> 512 repeats every 16 outputs: two
-    // ymm, one zmm, or six ymm of C = 3 flat rows). With per_p <= 2 the run's first records'
-    // permutes and weights are hoisted into registers, so each vector is a window load (two off
-    // the pairs), two vpermps, a mul and an FMA: no table reads, which were the W pass's
-    // bottleneck (~4.5 cycles per vector on img_up). Longer periods read the run's first per_p
-    // records over and over (a few hundred bytes that stay in L1, where the whole table, 30 KiB
-    // for img_up NXC, streamed through it) and walk the windows without reading bases.
-    // per_rel: the windows' offsets (tap 0, tap 1) from the first vector's tap-0 base, per phase.
+    // Linear, window path, no up2 run: the longest run of full vectors (two periods at least)
+    // whose W records repeat with period per_p vectors (up to kPerMax) bit for bit, up to bases
+    // that step per_step src elements per period (integer ratios: 4x, 8x up; 224 -> 512 repeats
+    // every 16 outputs: two ymm, one zmm, or six ymm of C = 3 flat rows). With per_p <= 2 the
+    // run's first records' permutes and weights are hoisted into registers, so each vector is a
+    // window load (two off the pairs), two vpermps, a mul and an FMA: no table reads, which
+    // were the W pass's bottleneck (~4.5 cycles per vector on img_up). Longer periods read the
+    // run's first per_p records over and over (a few hundred bytes that stay in L1, where the
+    // whole table, 30 KiB for img_up NXC, streamed through it) and walk the windows without
+    // reading bases.
+    // per_rel: the windows' offsets (tap 0, tap 1) from the first vector's tap-0 base, per
+    // phase.
     static constexpr int kPerMax = 8;
     int64_t per_first = 0, per_periods = 0, per_step = 0;
     int per_p = 0;
@@ -120,9 +122,10 @@ struct jit_conf {
     // 2-D with up2 groups and H too exactly 2x half_pixel (rows 2j + 1 and 2j + 2 blend src rows
     // j and j + 1 with weights (0.75, 0.25) and (0.25, 0.75), checked row by row): a plane's
     // row pairs come from one h2 call (jit_ncx_h2.cpp), which keeps each src row's W step in
-    // registers, column block by column block, instead of going through a W-plane. The other
-    // rows (0, OH - 1, and any a thread's range splits) take the fused W+H pass, one row each,
-    // from hrows records with src row offsets. Only where a dst plane fits kPlaneBudget (its
+    // registers, column block by column block, instead of going through a W-plane. Rows 0 and
+    // OH - 1 ride along where a call's range holds them next to a pair (jit_pass_args::edges);
+    // any row a thread's range cuts off its pair takes the fused W+H pass, one row each, from
+    // hrows records with src row offsets. Only where a dst plane fits kPlaneBudget (its
     // column-wise stores stay in L2) and without NT stores (column-wise NT stores would keep a
     // write-combining buffer open per row).
     bool h2_pairs = false;

@@ -86,19 +86,22 @@ bool separable_pays(const problem &p, const h_links &h) {
     return (p.dt == data_type::bf16 || p.out[1] >= 4 * p.in[1]) && !h.rarely_shared(p);
 }
 
-// jit_conf::up2_*: the longest run of full vectors whose every lane has exactly the 2x taps
-// and weights (checked lane by lane against the reference's taps, so the fixed-weight
-// code computes the reference's bits), in groups of two vectors.
+// Output o of a 2x half_pixel axis away from its clamped edges: 2j blends src j - 1 and j with
+// weights (0.25, 0.75), 2j + 1 src j and j + 1 with (0.75, 0.25). The up2 W run and the h2 H
+// rows are checked against exactly this, tap by tap, so the fixed-weight code computes the
+// reference's bits.
+bool is_up2_tap(int64_t o, const linear_tap &t) {
+    const int64_t j = o / 2;
+    return o % 2 == 0 ? t.i0 == j - 1 && t.i1 == j && t.w0 == 0.25f && t.w1 == 0.75f
+                      : t.i0 == j && t.i1 == j + 1 && t.w0 == 0.75f && t.w1 == 0.25f;
+}
+
+// jit_conf::up2_*: the longest run of full vectors whose every lane is_up2_tap, in groups of
+// two vectors.
 void set_up2_run(jit_conf &c, const axis_table &wt) {
-    auto lane_ok = [&](int64_t o) {
-        const linear_tap &t = wt.lin[o];
-        const int64_t j = o / 2;
-        return o % 2 == 0 ? t.i0 == j - 1 && t.i1 == j && t.w0 == 0.25f && t.w1 == 0.75f
-                          : t.i0 == j && t.i1 == j + 1 && t.w0 == 0.75f && t.w1 == 0.25f;
-    };
     auto vec_ok = [&](int64_t v) {
         for (int64_t o = v * c.simd_w; o < (v + 1) * c.simd_w; ++o)
-            if (!lane_ok(o)) return false;
+            if (!is_up2_tap(o, wt.lin[o])) return false;
         return true;
     };
     int64_t first = 0;
@@ -156,18 +159,16 @@ void set_periodic_run(jit_conf &c, const axis_table &w) {
     }
 }
 
-// jit_conf::h2_pairs: every output row but the first and last has the 2x H taps and weights;
-// those two read rows (0, 1) and (I - 1, I - 1), and their weights go into conf.
+// jit_conf::h2_pairs: every output row but the first and last is_up2_tap (rows 2j + 1 and
+// 2j + 2 both blend src rows j and j + 1); those two read rows (0, 1) and (I - 1, I - 1), and
+// their weights go into conf.
 bool h_is_up2(const problem &p, jit_conf &c) {
     const int64_t I = p.in[1], O = p.out[1];
     if (p.ctm != coordinate_transformation_mode::half_pixel || O != 2 * I || I < 2) return false;
     const linear_tap head = linear_coord(0, I, O, p.ctm), tail = linear_coord(O - 1, I, O, p.ctm);
     if (head.i0 != 0 || head.i1 != 1 || tail.i0 != I - 1 || tail.i1 != I - 1) return false;
-    for (int64_t j = 0; j + 1 < I; ++j) {
-        const linear_tap a = linear_coord(2 * j + 1, I, O, p.ctm), b = linear_coord(2 * j + 2, I, O, p.ctm);
-        if (a.i0 != j || a.i1 != j + 1 || a.w0 != 0.75f || a.w1 != 0.25f) return false;
-        if (b.i0 != j || b.i1 != j + 1 || b.w0 != 0.25f || b.w1 != 0.75f) return false;
-    }
+    for (int64_t o = 1; o + 1 < O; ++o)
+        if (!is_up2_tap(o, linear_coord(o, I, O, p.ctm))) return false;
     c.h2_head_w[0] = head.w0, c.h2_head_w[1] = head.w1;
     c.h2_tail_w[0] = tail.w0, c.h2_tail_w[1] = tail.w1;
     return true;

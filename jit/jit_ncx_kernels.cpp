@@ -239,6 +239,14 @@ void jit_ncx_wpass<isa>::linear_w(const Reg64 &row, const Vmm &r, bool pairs) {
     blend_w(r, vmm_a, vmm_b);
 }
 
+// One result vector (n real lanes): dt with exact tails for the final output, else the whole
+// f32 vector (scratch rows are padded to ow_pad lanes).
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::store_result(const Address &a, const Vmm &v, int64_t n) {
+    if (final_) store_f32(conf_.dt, a, v, n, nt_);
+    else vmovups(a, v);
+}
+
 // r = w0 * a; r = fma(w1, b, r)  (the operands commute bit-exactly)
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::blend_w(const Vmm &r, const Vmm &a, const Vmm &b) {
@@ -264,8 +272,7 @@ void jit_ncx_wpass<isa>::vector(int64_t n, bool pairs) {
         vmulps(vmm_r, vmm_wh0, vmm_r);
         vfmadd231ps(vmm_r, vmm_wh1, vmm_rb);
     }
-    if (final_) store_f32(conf_.dt, ptr[out()], vmm_r, n, nt_);
-    else vmovups(ptr[out()], vmm_r);  // scratch rows are padded to ow_pad lanes
+    store_result(ptr[out()], vmm_r, n);
 }
 
 template <cpu_isa isa>
@@ -329,9 +336,7 @@ void jit_ncx_wpass<isa>::up2_run() {
         up2_group(reg_bb, vmm_a, vmm_r);
         for (int i = 0; i < 2; ++i) {
             const Vmm &v = i == 0 ? vmm_a : vmm_r;
-            const Address o = ptr[reg_dst + i * simd_w * out_es];
-            if (final_) store_f32(c.dt, o, v, simd_w, nt_);
-            else vmovups(o, v);
+            store_result(ptr[reg_dst + i * simd_w * out_es], v, simd_w);
         }
         add(reg_bb, simd_w * c.esize);
         add(reg_dst, 2 * simd_w * out_es);
@@ -385,9 +390,7 @@ void jit_ncx_wpass<isa>::per_run() {
                 vmulps(vmm_idx, vmm_a, ptr[reg_tab + rec + 3 * V]);
                 vfmadd231ps(vmm_idx, vmm_b, ptr[reg_tab + rec + 4 * V]);
             }
-            const Address o = ptr[reg_dst + ph * simd_w * out_es];
-            if (final_) store_f32(c.dt, o, vmm_idx, simd_w, nt_);
-            else vmovups(o, vmm_idx);
+            store_result(ptr[reg_dst + ph * simd_w * out_es], vmm_idx, simd_w);
         }
         add(reg_bb, static_cast<int>(c.per_step * esz));
         add(reg_dst, c.per_p * simd_w * out_es);

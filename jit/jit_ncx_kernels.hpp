@@ -58,6 +58,7 @@ private:
     void linear_w(const Xbyak::Reg64 &row, const Vmm &r, bool pairs);
     void blend_w(const Vmm &r, const Vmm &a, const Vmm &b);
     void vector(int64_t n, bool pairs = false);
+    void store_result(const Xbyak::Address &a, const Vmm &v, int64_t n);
     // conf.up2_groups groups of two vectors from the first up2 vector on, no table read (not
     // fused: its two rows would need twice the registers).
     void up2_run();

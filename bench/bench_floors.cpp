@@ -4,12 +4,17 @@
 //   axis, zero-weight linear taps included: semantics.md needs them for NaN propagation);
 // - write floor: the faster of memset and a non-temporal fill of the dst bytes (the stores
 //   alone, no loads; NT wins once dst outgrows the cache), both of non-zero bytes.
-// No kernel can beat the larger of the two by much; "floor / xinterp" says how close we are.
-//   bench_floors [--threads N] [--reps N] [--filter S]
+// No kernel can beat the larger of the two by much; "floor / xinterp" says how close we are, and
+// oneDNN's time over the floor (when built with libdnnl-dev) how far any kernel can get ahead
+// of oneDNN. The floors use as many threads as xinterp. --scale N instead times xinterp and
+// the floors at 1 and N threads, alternating, and prints both speedups: where the floor itself
+// does not scale, no kernel does. --large keeps the suite's large cases.
+//   bench_floors [--threads N] [--reps N] [--filter S] [--large] [--scale N]
 #include <emmintrin.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +25,7 @@
 #include "../src/numeric.hpp"
 #include "bench_util.hpp"
 #include "cases.hpp"
+#include "dnnl_peer.hpp"
 
 using namespace xinterp;
 using xbench::abuf;
@@ -81,67 +87,170 @@ void nt_fill(uint8_t *p, size_t bytes, int v) {
     _mm_sfence();
 }
 
+// f(b, e) on `threads` contiguous pieces of [0, n), piece starts a multiple of `align`: the
+// floors move their bytes with as many threads as xinterp gets.
+template <typename F>
+void split(int threads, size_t n, size_t align, F &&f) {
+    if (threads == 1) return f(size_t{0}, n);
+#pragma omp parallel num_threads(threads)
+    {
+        const size_t per = ((n + threads - 1) / threads + align - 1) / align * align;
+        const size_t b = std::min(n, per * omp_get_thread_num()), e = std::min(n, b + per);
+        if (b < e) f(b, e);
+    }
+}
+
+// One case's contenders, each timed by run(threads): xinterp, the three floors, and oneDNN.
+struct contenders {
+    const xbench::shape_case &sc;
+    bool linear, ncx;
+    primitive_desc pd;
+    primitive prim;
+    abuf src, dst, other, dnnl_dst;
+    std::vector<int64_t> lines;
+#ifdef XINTERP_HAVE_DNNL
+    xbench::dnnl_peer peer;
+#endif
+    contenders(const xbench::shape_case &c, bool lin, bool nc)
+        : sc(c),
+          linear(lin),
+          ncx(nc),
+          pd(xbench::make_desc(c, lin, nc, data_type::f32)),
+          prim(pd),
+          src(pd.src_bytes()),
+          dst(pd.dst_bytes()),
+          other(pd.dst_bytes()),  // the NT fill's own: on dst it would evict what the others find cached
+          dnnl_dst(pd.dst_bytes()),
+          lines(needed_lines(c, lin, nc))
+#ifdef XINTERP_HAVE_DNNL
+          ,
+          peer(c, nc, lin, data_type::f32, src.data(), dnnl_dst.data())
+#endif
+    {
+        xbench::fill_normal(4, false, src.data(), pd.src_bytes() / 4);
+        prim.execute(src.data(), dst.data());  // warm-up
+    }
+    bool have_dnnl() const {
+#ifdef XINTERP_HAVE_DNNL
+        return peer.ok;
+#else
+        return false;
+#endif
+    }
+    double xinterp(int threads) {
+        omp_set_num_threads(threads);  // execute() asks OpenMP for its thread count each time
+        return time_us([&] { prim.execute(src.data(), dst.data()); });
+    }
+    double onednn(int threads) {
+        omp_set_num_threads(threads);
+#ifdef XINTERP_HAVE_DNNL
+        return time_us([&] { peer.run(); });
+#else
+        return 0;
+#endif
+    }
+    // Four independent sums per thread: the loads, not an add chain, set the pace.
+    double read(int threads) {
+        return time_us([&] {
+            split(threads, lines.size(), 4, [&](size_t b, size_t e) {
+                float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+                size_t i = b;
+                for (; i + 4 <= e; i += 4) {
+                    a0 += *reinterpret_cast<const float *>(src.data() + lines[i]);
+                    a1 += *reinterpret_cast<const float *>(src.data() + lines[i + 1]);
+                    a2 += *reinterpret_cast<const float *>(src.data() + lines[i + 2]);
+                    a3 += *reinterpret_cast<const float *>(src.data() + lines[i + 3]);
+                }
+                for (; i < e; ++i) a0 += *reinterpret_cast<const float *>(src.data() + lines[i]);
+                sink_.store(a0 + a1 + a2 + a3, std::memory_order_relaxed);
+            });
+        });
+    }
+    // Non-zero bytes, as an output has: on the dev VM an NT fill of zeros ran 2x faster than of
+    // any other byte (64 MiB: 1.45 ms against 3.1 ms).
+    double memset_(int threads, int r) {
+        return time_us([&] { split(threads, pd.dst_bytes(), 64, [&](size_t b, size_t e) { std::memset(dst.data() + b, 1 + (r & 1), e - b); }); });
+    }
+    double ntfill(int threads, int r) {
+        return time_us([&] { split(threads, pd.dst_bytes(), 64, [&](size_t b, size_t e) { nt_fill(other.data() + b, e - b, 1 + (r & 1)); }); });
+    }
+    static double floor_of(double rd, double ms, double nf) { return std::max(rd, std::min(ms, nf)); }
+
+private:
+    static inline std::atomic<float> sink_{0};  // keeps the loads; any thread may write it
+};
+
 }  // namespace
 
+const char *kUsage = "usage: bench_floors [--threads N] [--reps N] [--filter S] [--large] [--scale N]\n";
+
 int main(int argc, char **argv) {
-    int threads = 1, reps = 15;
+    int threads = 1, reps = 15, scale = 0;
+    bool large_only = false;
     std::string filter;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
         else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
         else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
+        else if (a == "--scale" && i + 1 < argc) scale = std::atoi(argv[++i]);
+        else if (a == "--large") large_only = true;
         else {
-            std::fprintf(stderr, "usage: bench_floors [--threads N] [--reps N] [--filter S]\n");
+            std::fprintf(stderr, "%s", kUsage);
             return 2;
         }
     }
-    if (threads < 1 || reps < 1) {
-        std::fprintf(stderr, "bench_floors: --threads and --reps must be >= 1\n");
+    if (threads < 1 || reps < 1 || scale < 0 || scale == 1) {
+        std::fprintf(stderr, "bench_floors: --threads and --reps must be >= 1, --scale >= 2\n%s", kUsage);
         return 2;
     }
-    omp_set_num_threads(threads);
-    std::printf("# threads=%d reps=%d f32; medians in microseconds; floor = max(read, min(memset, ntfill))\n", threads, reps);
-    std::printf("%-10s %-7s %-3s %10s %10s %10s %10s %9s\n", "case", "mode", "fmt", "xinterp", "read", "memset", "ntfill", "floor/x");
+    if (scale) {
+        std::printf("# scaling, 1 against %d threads, alternating, reps=%d f32; medians in microseconds;\n", scale, reps);
+        std::printf("# floor = max(read, min(memset, ntfill)) at that thread count; speedup = 1-thread time / %d-thread time\n", scale);
+        std::printf("%-10s %-7s %-3s %10s %10s %8s %10s %10s %8s\n", "case", "mode", "fmt", "x_1", "x_n", "x_spd", "floor_1",
+                    "floor_n", "floor_spd");
+    } else {
+        std::printf("# threads=%d reps=%d f32; medians in microseconds; floor = max(read, min(memset, ntfill));\n", threads, reps);
+        std::printf("# onednn/floor: the most any kernel can be ahead of oneDNN without beating the floor\n");
+        std::printf("%-10s %-7s %-3s %10s %10s %10s %10s %9s %10s %12s\n", "case", "mode", "fmt", "xinterp", "read", "memset",
+                    "ntfill", "floor/x", "onednn", "onednn/floor");
+    }
     for (const auto &sc : xbench::suite()) {
         if (!filter.empty() && sc.name.find(filter) == std::string::npos) continue;
+        if (large_only && !sc.large) continue;
         for (bool linear : {false, true})
             for (bool ncx : {true, false}) {
-                const primitive_desc pd(xbench::make_desc(sc, linear, ncx, data_type::f32));
-                const primitive prim(pd);
-                // The NT fill gets a buffer of its own: on dst it would evict the lines that
-                // xinterp and memset find in cache between repetitions.
-                abuf src(pd.src_bytes()), dst(pd.dst_bytes()), other(pd.dst_bytes());
-                xbench::fill_normal(4, false, src.data(), pd.src_bytes() / 4);
-                const std::vector<int64_t> lines = needed_lines(sc, linear, ncx);
-                volatile float sink = 0;
-                auto touch = [&]() {  // four independent sums: the loads, not an add chain, set the pace
-                    float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-                    size_t i = 0;
-                    const size_t n = lines.size();
-                    for (; i + 4 <= n; i += 4) {
-                        a0 += *reinterpret_cast<const float *>(src.data() + lines[i]);
-                        a1 += *reinterpret_cast<const float *>(src.data() + lines[i + 1]);
-                        a2 += *reinterpret_cast<const float *>(src.data() + lines[i + 2]);
-                        a3 += *reinterpret_cast<const float *>(src.data() + lines[i + 3]);
+                contenders k(sc, linear, ncx);
+                const char *mode = linear ? "linear" : "nearest", *fmt = ncx ? "NCX" : "NXC";
+                if (scale) {
+                    std::vector<double> x1, xn, f1, fn;
+                    for (int r = 0; r < reps; ++r) {
+                        x1.push_back(k.xinterp(1));
+                        xn.push_back(k.xinterp(scale));
+                        f1.push_back(contenders::floor_of(k.read(1), k.memset_(1, r), k.ntfill(1, r)));
+                        fn.push_back(contenders::floor_of(k.read(scale), k.memset_(scale, r), k.ntfill(scale, r)));
                     }
-                    for (; i < n; ++i) a0 += *reinterpret_cast<const float *>(src.data() + lines[i]);
-                    sink = a0 + a1 + a2 + a3;
-                };
-                std::vector<double> tx, tr, tw, tn;
-                prim.execute(src.data(), dst.data());  // warm-up
-                for (int r = 0; r < reps; ++r) {
-                    tx.push_back(time_us([&] { prim.execute(src.data(), dst.data()); }));
-                    tr.push_back(time_us(touch));
-                    // Non-zero bytes, as an output has: on the dev VM an NT fill of zeros ran
-                    // 2x faster than of any other byte (64 MiB: 1.45 ms against 3.1 ms).
-                    tw.push_back(time_us([&] { std::memset(dst.data(), 1 + (r & 1), pd.dst_bytes()); }));
-                    tn.push_back(time_us([&] { nt_fill(other.data(), pd.dst_bytes(), 1 + (r & 1)); }));
+                    const double a = median(x1), b = median(xn), c = median(f1), d = median(fn);
+                    std::printf("%-10s %-7s %-3s %10.1f %10.1f %8.2f %10.1f %10.1f %8.2f\n", sc.name.c_str(), mode, fmt, a, b, a / b, c,
+                                d, c / d);
+                    continue;
                 }
-                const double x = median(tx), rd = median(tr), ms = median(tw), nf = median(tn);
-                std::printf("%-10s %-7s %-3s %10.1f %10.1f %10.1f %10.1f %9.2f\n", sc.name.c_str(), linear ? "linear" : "nearest",
-                            ncx ? "NCX" : "NXC", x, rd, ms, nf, std::max(rd, std::min(ms, nf)) / x);
-                (void)sink;
+                std::vector<double> tx, tr, tw, tn, td;
+                for (int r = 0; r < reps; ++r) {
+                    tx.push_back(k.xinterp(threads));
+                    tr.push_back(k.read(threads));
+                    tw.push_back(k.memset_(threads, r));
+                    tn.push_back(k.ntfill(threads, r));
+                    if (k.have_dnnl()) td.push_back(k.onednn(threads));
+                }
+                const double x = median(tx), fl = contenders::floor_of(median(tr), median(tw), median(tn));
+                char dn[32] = "-", dr[32] = "-";
+                if (!td.empty()) {
+                    std::snprintf(dn, sizeof dn, "%.1f", median(td));
+                    std::snprintf(dr, sizeof dr, "%.2f", median(td) / fl);
+                }
+                std::printf("%-10s %-7s %-3s %10.1f %10.1f %10.1f %10.1f %9.2f %10s %12s\n", sc.name.c_str(), mode, fmt, x,
+                            median(tr), median(tw), median(tn), fl / x, dn, dr);
             }
     }
     return 0;

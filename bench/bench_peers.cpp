@@ -17,58 +17,16 @@
 
 #include "bench_util.hpp"
 #include "cases.hpp"
+#include "dnnl_peer.hpp"
 #include "xinterp/xinterp.hpp"
-#ifdef XINTERP_HAVE_DNNL
-#include <oneapi/dnnl/dnnl.hpp>
-#endif
 
 using namespace xinterp;
 using xbench::abuf;
 using xbench::median;
 using xbench::time_us;
-
-namespace {
-
 #ifdef XINTERP_HAVE_DNNL
-struct dnnl_peer {
-    dnnl::engine eng{dnnl::engine::kind::cpu, 0};
-    dnnl::stream strm{eng};
-    dnnl::resampling_forward prim;
-    dnnl::memory src, dst;
-    bool ok = false;
-    std::string why;
-    dnnl_peer(const xbench::shape_case &c, bool ncx, bool linear, data_type dt, void *s, void *d) {
-        using tag = dnnl::memory::format_tag;
-        const int k = static_cast<int>(c.in.size());
-        const tag t = ncx ? (k == 1 ? tag::ncw : k == 2 ? tag::nchw : tag::ncdhw)
-                          : (k == 1 ? tag::nwc : k == 2 ? tag::nhwc : tag::ndhwc);
-        const auto ddt = dt == data_type::f32 ? dnnl::memory::data_type::f32
-                         : dt == data_type::bf16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f16;
-        dnnl::memory::dims sd{c.n, c.c}, dd{c.n, c.c};
-        sd.insert(sd.end(), c.in.begin(), c.in.end());
-        dd.insert(dd.end(), c.out.begin(), c.out.end());
-        try {
-            dnnl::memory::desc smd(sd, ddt, t), dmd(dd, ddt, t);
-            dnnl::resampling_forward::desc rd(dnnl::prop_kind::forward_inference,
-                                              linear ? dnnl::algorithm::resampling_linear : dnnl::algorithm::resampling_nearest, smd, dmd);
-            dnnl::resampling_forward::primitive_desc pd(rd, eng);
-            prim = dnnl::resampling_forward(pd);
-            src = dnnl::memory(smd, eng, s);
-            dst = dnnl::memory(dmd, eng, d);
-            why = pd.impl_info_str();
-            ok = true;
-        } catch (const dnnl::error &e) {
-            why = e.what();
-        }
-    }
-    void run() {
-        prim.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
-        strm.wait();
-    }
-};
+using xbench::dnnl_peer;
 #endif
-
-}  // namespace
 
 int main(int argc, char **argv) {
     int threads = 1, reps = 11;

@@ -190,6 +190,12 @@ void set_nt_min_bytes_for_testing(size_t bytes);
 // host. The spelling is not in the cache key, so callers clear the cache around it.
 void set_gather_spelling_for_testing(int spelling);
 
+// Per-execution flags of the kernel ABIs below (their `flags` field).
+// kFlagBf16Clean: every src value is zero or a normal bf16 within the bounds of
+// jit_tables::bf16_clean_lo/hi, so no result can be NaN, infinite or denormal and the bf16
+// stores may round without the special-value fixups (jit_io::cvt_to_bf16).
+constexpr int64_t kFlagBf16Clean = 1;
+
 // One ABI struct for every interpolation kernel; the generator reads it with offsetof.
 // The NCX pass kernels' ABI (W pass and vertical blend), read with offsetof.
 struct jit_pass_args {
@@ -205,6 +211,7 @@ struct jit_pass_args {
     int64_t rows;       // plane kernels: rows to do (h2: row pairs)
     const void *rtab;   // nearest plane W pass: per output row, the s64 byte offset of its src row
     int64_t edges;      // h2: bit 0, also output row 0 (before the pairs); bit 1, row OH - 1 (after)
+    int64_t flags;      // kFlag* bits of this execution
 };
 
 // The stream copy's ABI: one row of jit_conf::dst_row_bytes from src to dst (any alignment).
@@ -221,6 +228,7 @@ struct jit_args {
     float wd[2];         // D weights (linear, k == 3); row-pair kernel: the second row's H weights
     void *dst_b;         // D-pair kernel (jit_conf::d_pairs): the second row, one od on
     float wd_b[2];       // D-pair kernel: the second row's D weights
+    int64_t flags;       // kFlag* bits of this execution
 };
 // The row-pair kernel (jit_conf::row_pairs) reads src[0..2] as the three src rows (the first
 // output row blends rows 0 and 1, the second rows 1 and 2) and writes dst and the row after;

@@ -18,7 +18,9 @@ jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf, bool nt, bool w_
       conf_(conf),
       nt_(nt && !w_only),
       w_only_(w_only),
-      pair_(pair) {}
+      pair_(pair) {
+    bf16_clean_flag_at(static_cast<int>(offsetof(jit_args, flags)));
+}
 
 // The H and D steps of the canonical order, on W results already in vmm_rw[] (k >= 2).
 // D tap 0's H result is kept in vmm_hd0; D tap 1's is formed in place in vmm_rw[0].

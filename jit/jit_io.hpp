@@ -1,6 +1,7 @@
 // Loads and stores shared by every generator: widen any dtype to f32 lanes, narrow f32 lanes to
 // any dtype with the spec's rounding, and exact-size tails. Plus the constant pool they use.
 #pragma once
+#include "jit_conf.hpp"
 #include "jit_generator.hpp"
 
 #include <memory>
@@ -64,10 +65,18 @@ protected:
     void store_words(const Xbyak::Address &a, const Xbyak::Xmm &x, int64_t n);
     // The low `bytes` bytes (even, < 32) of the ymm/xmm with index v.getIdx(); clobbers t1.
     void store_bytes(const Xbyak::Address &a, const Xbyak::Xmm &v, int bytes);
+    // Where the args struct (at rdi, all through the kernel) holds the per-execution flags: from
+    // then on, every non-native bf16 rounding branches on kFlagBf16Clean to a plain
+    // round-to-nearest-even add without the NaN and denormal fixups (jit_conf.hpp says when that
+    // is exact). Generators whose kernels store bf16 linear results call it in their constructor.
+    void bf16_clean_flag_at(int args_offset) { clean_off_ = args_offset; }
     template <typename Vmm> void cvt_to_bf16(const Vmm &v);  // 16-bit results in Xmm(kT0)
     // AVX2: the same rounding for two vectors at once, on packed 16-bit lanes after the
     // dword-domain rounding add; 16 results in order in Ymm(kT0). Neither input may be t0..t3.
     void cvt2_to_bf16(const Xbyak::Ymm &x0, const Xbyak::Ymm &x1);
+    void cvt2_to_bf16_full(const Xbyak::Ymm &x0, const Xbyak::Ymm &x1);
+    template <typename Vmm> void round_bf16_clean(const Vmm &r, const Vmm &x, const Vmm &t, const Vmm &z);
+    template <typename Vmm> void round_bf16_full(const Vmm &x);
     // Stores cvt2_to_bf16's 16 results (32 bytes). NT stores need 32-byte alignment for one
     // ymm store; where the caller only guarantees 16 (aligned32 false), two xmm halves.
     void store_bf16_pair(const Xbyak::Address &a, bool nt, bool aligned32);
@@ -76,12 +85,29 @@ protected:
 
     Xbyak::Label l_const_tail, l_const_one, l_const_7fff, l_const_0040, l_const_8000, l_const_exp;
     Xbyak::Label l_const_w0040, l_const_w7f80, l_const_w7fff;  // 16-bit splats (cvt2_to_bf16)
+    Xbyak::Label l_const_lsb;  // 0x10000: the bit that becomes a bf16's last mantissa bit
+
+    // fast() when this execution's flags have kFlagBf16Clean, else full(); just full() where no
+    // flag offset was given.
+    template <typename Fast, typename Full>
+    void bf16_paths(Fast &&fast, Full &&full) {
+        if (clean_off_ < 0) return full();
+        Xbyak::Label l_full, l_done;
+        test(byte[rdi + clean_off_], static_cast<uint8_t>(kFlagBf16Clean));
+        jz(l_full, T_NEAR);
+        fast();
+        jmp(l_done, T_NEAR);
+        L(l_full);
+        full();
+        L(l_done);
+    }
 
     int simd_w() const { return simd_w_; }
 
 private:
     int simd_w_;
     bool native_bf16_;
+    int clean_off_ = -1;  // bf16_clean_flag_at
     size_t text_size_ = 0;
     std::vector<std::pair<uint64_t, std::unique_ptr<Xbyak::Label>>> pool_;
 };

@@ -65,12 +65,16 @@ void jit_io::cvt_to_bf16(const Zmm &x) {
     vpaddd(t1, t1, ptr[rip + l_const_7fff]);
     vpaddd(t1, t1, x);
     vpsrld(t1, t1, 16);
-    vcmpps(k_tmp, x, x, 3);  // unordered: NaN
-    vpord(t3, t2, ptr[rip + l_const_0040]);
-    vmovdqa32(t1 | k_tmp, t3);
-    vptestnmd(k_tmp, x, ptr[rip + l_const_exp]);  // exponent 0: zero or denormal
-    vpandd(t3, t2, ptr[rip + l_const_8000]);
-    vmovdqa32(t1 | k_tmp, t3);
+    // The fixups, which kFlagBf16Clean executions skip (no NaN, no denormal can occur).
+    bf16_paths([] {},
+               [&] {
+                   vcmpps(k_tmp, x, x, 3);  // unordered: NaN
+                   vpord(t3, t2, ptr[rip + l_const_0040]);
+                   vmovdqa32(t1 | k_tmp, t3);
+                   vptestnmd(k_tmp, x, ptr[rip + l_const_exp]);  // exponent 0: zero or denormal
+                   vpandd(t3, t2, ptr[rip + l_const_8000]);
+                   vmovdqa32(t1 | k_tmp, t3);
+               });
     vpmovdw(out, t1);  // every dword is <= 0xffff: truncation is exact
 }
 

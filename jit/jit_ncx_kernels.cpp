@@ -22,7 +22,9 @@ jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt,
       nt_(nt && final_out),
       fused_(fused),
       plane_(plane),
-      h2_(h2) {}
+      h2_(h2) {
+    bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)));
+}
 
 // Gather-instruction path, 16-bit: widen `row` once into scratch + off (f32 for linear,
 // zero-extended bits for nearest), with exact-size loads, and point `row` there: the gathers
@@ -538,7 +540,9 @@ jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool n
       final_(final_out),
       nt_(nt && final_out),
       hd_(hd),
-      plane_(plane) {}
+      plane_(plane) {
+    bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)));
+}
 
 template <cpu_isa isa>
 void jit_ncx_vblend<isa>::row(int out_es) {

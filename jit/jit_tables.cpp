@@ -54,6 +54,40 @@ void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t 
 
 namespace {
 
+// log2 of the lowest set bit of a nonzero float (its quantum: the float is an odd multiple).
+int quantum_log2(float w) {
+    uint32_t b;
+    std::memcpy(&b, &w, 4);
+    const uint32_t e = (b >> 23) & 0xff, m = b & 0x7fffffu;
+    return e == 0 ? -149 + __builtin_ctz(m) : static_cast<int>(e) - 150 + __builtin_ctz(m | 0x800000u);
+}
+
+// The smallest quantum among an axis's nonzero weights, as log2 (0 for nearest axes).
+int axis_quantum_log2(const axis_table &t) {
+    int q = 0;
+    for (const linear_tap &x : t.lin)
+        for (float w : {x.w0, x.w1})
+            if (w != 0.f) q = std::min(q, quantum_log2(w));
+    return q;
+}
+
+// Why kFlagBf16Clean is exact (jit_tables::bf16_clean_lo/hi). Every f32 value of the canonical
+// order is zero or a multiple of P = Q_src * Q_w * Q_h * Q_d, Q_* being the least quantum of
+// the nonzero src values and of each axis's weights: a product of multiples of two powers of
+// two is a multiple of their product, so is a sum of such multiples, and rounding to f32 keeps
+// a multiple of P (a value needing a finer quantum than its binade allows is already exact).
+// With P >= 2^-126 no value is denormal. A nonzero bf16 of biased exponent E has quantum at
+// least 2^(E - 134), so E >= 8 - log2(Q_w * Q_h * Q_d) suffices. |src| < 2^121 (E <= 247) keeps
+// every value finite (weights are at most 1 + 2^-24 in sum), so none is inf or NaN either: the
+// plain round-to-nearest-even add is then exactly VCVTNEPS2BF16.
+void set_bf16_clean_bounds(jit_tables &t, const axis_table &w) {
+    const int e_min = 8 - (axis_quantum_log2(t.d) + axis_quantum_log2(t.h) + axis_quantum_log2(w));
+    constexpr int kEMax = 247;
+    if (e_min > kEMax) return;  // weights too fine: no src can be proven clean
+    t.bf16_clean_lo = static_cast<uint16_t>(e_min << 7);
+    t.bf16_clean_hi = static_cast<uint16_t>((kEMax << 7) | 0x7f);
+}
+
 template <typename T>
 void put(std::vector<uint8_t> &v, size_t at, T x) {
     std::memcpy(v.data() + at, &x, sizeof(T));
@@ -90,6 +124,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     }
     const axis_table w = make_axis(p, 2);
     const bool lin = p.algorithm == alg::linear;
+    if (lin && p.dt == data_type::bf16) set_bf16_clean_bounds(t, w);
     if (!c.pass_engine) {
         const int64_t px = c.C * c.esize;
         t.wtab.assign(static_cast<size_t>(c.OW * c.wtab_stride), 0);

@@ -69,9 +69,11 @@ public:
             return x.i0 == y.i0 && x.i1 == y.i1;
         };
         const auto stream_fn = stream_ ? stream_->fn() : nullptr;
+        const int64_t flags = exec_flags(src);
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
             jit_args a{};
             a.wtab = tables_.wtab.data();
+            a.flags = flags;
             const void *prev = nullptr;
             row_id o = split(r0);
             for (int64_t r = r0; r < r1; ++r, step(o)) {

@@ -16,6 +16,7 @@
 #include "../jit/jit_generator.hpp"
 #include "../jit/jit_io.hpp"
 #include "../jit/jit_tables.hpp"
+#include "bf16_scan.hpp"
 #include "kernel.hpp"
 #include "numeric.hpp"
 
@@ -113,6 +114,34 @@ protected:
         if (++o.od < p.out[0]) return;
         o.od = 0;
         ++o.plane;
+    }
+
+    // This execution's kFlag* bits (jit_conf.hpp). kFlagBf16Clean where the kernel rounds bf16
+    // in integer code (no native VCVTNEPS2BF16) and one pass over src finds it clean. Not where
+    // src is larger than dst: downsampling reads a fraction of src, and the pass would cost
+    // more than the fixups it saves.
+    // The pass runs on the threads the kernel will use, so it does not eat into their scaling.
+    int64_t exec_flags(const void *src) const {
+        const problem &p = prob();
+        if (tables_.bf16_clean_lo == 0 || isa() >= cpu_isa::avx512_core_bf16 || p.src_bytes > p.dst_bytes) return 0;
+        const uint16_t *words = static_cast<const uint16_t *>(src);
+        const size_t n = p.src_bytes / 2;
+        const uint16_t lo = tables_.bf16_clean_lo, hi = tables_.bf16_clean_hi;
+        const int nthr = n >= (size_t(256) << 10) ? omp_get_max_threads() : 1;  // >= 512 KiB of src
+        std::atomic<bool> clean{true};
+        if (nthr == 1) {
+            clean = bf16_magnitudes_within(words, n, lo, hi);
+        } else {
+#pragma omp parallel num_threads(nthr)
+            {
+                const size_t t = static_cast<size_t>(omp_get_thread_num()), k = static_cast<size_t>(omp_get_num_threads());
+                const size_t b = n * t / k, e = n * (t + 1) / k;
+                if (!bf16_magnitudes_within(words + b, e - b, lo, hi)) clean = false;
+            }
+        }
+        if (!clean) return 0;
+        count_bf16_clean_execution();
+        return kFlagBf16Clean;
     }
 
     // Whether this execution may use the NT variant: built, and dst aligned to a full vector.

@@ -51,22 +51,30 @@ public:
 
     void execute(const void *src, void *dst) const override {
         if (prob().empty()) return;
-        const bool nt = use_nt(dst);
+        const exec_ctx x{static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), use_nt(dst), exec_flags(src)};
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
             if (h2_)
-                run_h2(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst));
+                run_h2(r0, r1, x);
             else if (prob().algorithm == alg::nearest)
-                run_nearest(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+                run_nearest(r0, r1, x, scratch);
             else if (conf_.plane_mode && conf_.fuse_h && prob().k == 2)
-                run_tabled_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+                run_tabled_planes(r0, r1, x, scratch);
             else if (conf_.plane_mode)
-                run_planes(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+                run_planes(r0, r1, x, scratch);
             else
-                run_linear(r0, r1, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), scratch, nt);
+                run_linear(r0, r1, x, scratch);
         });
     }
 
 private:
+    // One execution's buffers and choices, the same for every thread.
+    struct exec_ctx {
+        const uint8_t *src;
+        uint8_t *dst;
+        bool nt;        // NT variants (use_nt)
+        int64_t flags;  // kFlag* bits for every args struct (exec_flags)
+    };
+
     void generate_parts(const problem &p) {
         if (conf_.h2_pairs) {  // the row pairs, and the fused W+H pass for the other rows
             h2_ = std::make_unique<wpass_t>(conf_, true, false, false, false, true);
@@ -118,12 +126,16 @@ private:
         return (plane * p.in[0] + id) * p.in[1] + ih;
     }
 
-    void run_nearest(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
+    void run_nearest(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
+        const uint8_t *src = x.src;
+        uint8_t *dst = x.dst;
+        const bool nt = x.nt;
         jit_pass_args a{};
         a.tab = tables_.wtab.data();
         a.scratch = scratch;
+        a.flags = x.flags;
         const auto fn = pick(nt, wpass_, wpass_nt_);
-        if (conf_.plane_mode) return run_tabled_planes(r0, r1, src, dst, scratch, nt);
+        if (conf_.plane_mode) return run_tabled_planes(r0, r1, x, scratch);
         const auto stream_fn = stream_ ? stream_->fn() : nullptr;
         uint8_t *row_buf = scratch + conf_.stream_off;
         int64_t prev = -1;
@@ -173,10 +185,13 @@ private:
     // holds whole go to one h2 call, with rows 0 and OH - 1 where the run holds them next to a
     // pair; any other row (a pair the thread split cuts, or an edge row left alone) to the
     // fused W+H pass, from its hrows record.
-    void run_h2(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst) const {
+    void run_h2(int64_t r0, int64_t r1, const exec_ctx &x) const {
+        const uint8_t *src = x.src;
+        uint8_t *dst = x.dst;
         const int64_t ih_n = prob().in[1], rb = conf_.dst_row_bytes;
         jit_pass_args e{}, h{};
         e.tab = h.tab = tables_.wtab.data();
+        e.flags = h.flags = x.flags;
         e.rows = 1;
         const auto edge = wpass_->fn(), pairs = h2_->fn();
         for_plane_runs(r0, r1, [&](const row_id &o, int64_t r, int64_t n) {
@@ -208,13 +223,16 @@ private:
 
     // Nearest and fused 2-D plane mode: one W-pass call per run of rows within a (plane, od),
     // each row's src row(s) (and fused, H weights) from its hrows record.
-    void run_tabled_planes(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
+    void run_tabled_planes(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
+        const uint8_t *src = x.src;
+        uint8_t *dst = x.dst;
         const bool nearest = prob().algorithm == alg::nearest;
         const int rec = nearest ? 8 : 24;
         jit_pass_args a{};
         a.tab = tables_.wtab.data();
         a.scratch = scratch;
-        const auto fn = pick(nt, wpass_, wpass_nt_);
+        a.flags = x.flags;
+        const auto fn = pick(x.nt, wpass_, wpass_nt_);
         for_plane_runs(r0, r1, [&](const row_id &o, int64_t r, int64_t n) {
             const int64_t id = nearest ? tables_.d.nearest[o.od] : 0;  // fused planes are 2-D
             a.src = src + src_row(o.plane, id, 0) * conf_.src_row_bytes;
@@ -231,7 +249,9 @@ private:
     // pass, or for separable NXC row by row by the NXC row kernel's W step; blended for H and D
     // by blend_hd with the hrows records), or, fused 3-D, H-planes (OH rows, made by the fused
     // W+H pass from the hrows records, blended for D from records built here).
-    void run_planes(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
+    void run_planes(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
+        const uint8_t *src = x.src;
+        uint8_t *dst = x.dst;
         const problem &p = prob();
         const bool hplanes = conf_.fuse_h;
         const int64_t row_f32 = conf_.ow_pad * 4;
@@ -245,9 +265,11 @@ private:
         wa.scratch = stage;
         wa.rows = hplanes ? p.out[1] : p.in[1];
         wa.rtab = tables_.hrows.data();  // H-planes: each row's src rows and H weights
+        wa.flags = x.flags;
         const auto wplane = wpass_ ? wpass_->fn() : nullptr;
         jit_args ra{};  // separable NXC
         ra.wtab = tables_.wtab.data();
+        ra.flags = x.flags;
         auto w_plane = [&](int64_t plane, int64_t id, int64_t other) -> const uint8_t * {
             const int64_t k = plane * p.in[0] + id;  // the src D slice
             int victim = -1;
@@ -273,8 +295,9 @@ private:
             stamp[victim] = ++clock;
             return planes + victim * conf_.wplane_bytes;
         };
-        const auto blend = pick(nt, blend_final_, blend_final_nt_);
+        const auto blend = pick(x.nt, blend_final_, blend_final_nt_);
         jit_pass_args ba{};
+        ba.flags = x.flags;
         for_plane_runs(r0, r1, [&](const row_id &o, int64_t r, int64_t n) {
             const linear_tap &td = tables_.d.lin[o.od];
             const int64_t k0 = o.plane * p.in[0] + td.i0, k1 = o.plane * p.in[0] + td.i1;
@@ -305,7 +328,10 @@ private:
         });
     }
 
-    void run_linear(int64_t r0, int64_t r1, const uint8_t *src, uint8_t *dst, uint8_t *scratch, bool nt) const {
+    void run_linear(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
+        const uint8_t *src = x.src;
+        uint8_t *dst = x.dst;
+        const bool nt = x.nt;
         const problem &p = prob();
         const size_t row_f32 = static_cast<size_t>(conf_.ow_pad) * 4;
         uint8_t *stage = scratch;
@@ -319,8 +345,10 @@ private:
         jit_pass_args wa{};
         wa.tab = tables_.wtab.data();
         wa.scratch = stage;
+        wa.flags = x.flags;
         jit_args ra{};  // separable NXC: the row kernel's W step
         ra.wtab = tables_.wtab.data();
+        ra.flags = x.flags;
         // The W pass of src row k, from the LRU (n_slots = 2 * nd); `pin` holds the rows the
         // caller needs at the same time (k among them), which are never the victim.
         using pins = std::array<int64_t, 4>;
@@ -348,6 +376,7 @@ private:
             return slots + victim * row_f32;
         };
         jit_pass_args ba{};
+        ba.flags = x.flags;
         row_id o = split(r0);
         for (int64_t r = r0; r < r1; ++r, step(o)) {
             uint8_t *out = dst + r * conf_.dst_row_bytes;

@@ -109,7 +109,12 @@ void jit_io::load_u32(const Vmm &v, const Address &a, int64_t n) {
 template <typename Vmm>
 void jit_io::cvt_to_bf16(const Vmm &x) {
     const Vmm t1(kT0), t2(kT1), t3(kT2);
-    bf16_paths([&] { round_bf16_clean(t1, x, t2, t3); }, [&] { round_bf16_full(x); });
+    bf16_paths(
+        [&] {
+            vpxor(t3, t3, t3);
+            round_bf16_clean(t1, x, t2, t3);
+        },
+        [&] { round_bf16_full(x); });
     // Dwords hold values <= 0xffff, so unsigned saturation is exact; vpackusdw packs within
     // 128-bit lanes, and vpermq brings qwords 0 and 2 together.
     vpackusdw(t1, t1, t1);
@@ -120,11 +125,10 @@ void jit_io::cvt_to_bf16(const Vmm &x) {
 // result's high half is that of x + 0x7fff + lsb, with lsb = bit 16 of x. lsb comes from a
 // compare rather than a shift: x + 0x8000 - (bit 16 clear), because integer compares and adds
 // issue on all four of Zen's vector pipes and shifts on two. The bf16 lands in the low 16 bits
-// of r's dwords. t and z are scratch.
+// of r's dwords. t is scratch; z holds zeros (the caller clears it once for both vectors).
 template <typename Vmm>
 void jit_io::round_bf16_clean(const Vmm &r, const Vmm &x, const Vmm &t, const Vmm &z) {
     vpand(t, x, ptr[rip + l_const_lsb]);
-    vpxor(z, z, z);
     vpcmpeqd(t, t, z);
     vpaddd(r, x, ptr[rip + l_const_8000]);
     vpaddd(r, r, t);
@@ -150,12 +154,13 @@ void jit_io::round_bf16_full(const Vmm &x) {
     vblendvps(t1, t1, t3, t4);
 }
 
-// Two vectors at once: on kFlagBf16Clean executions, 14 instructions per 16 outputs; else the
+// Two vectors at once: on kFlagBf16Clean executions, 13 instructions per 16 outputs; else the
 // full rule at 22 (cvt2_to_bf16_full).
 void jit_io::cvt2_to_bf16(const Ymm &x0, const Ymm &x1) {
     const Ymm t0(kT0), t1(kT1), t2(kT2), t3(kT3);
     bf16_paths(
         [&] {
+            vpxor(t3, t3, t3);
             round_bf16_clean(t0, x0, t2, t3);
             round_bf16_clean(t1, x1, t2, t3);
             vpackusdw(t0, t0, t1);

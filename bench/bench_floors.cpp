@@ -100,7 +100,8 @@ void split(int threads, size_t n, size_t align, F &&f) {
     }
 }
 
-// One case's contenders, each timed by run(threads): xinterp, the three floors, and oneDNN.
+// One case's contenders, each timed at a given thread count: xinterp, the three floors (read,
+// memset, NT fill), and oneDNN.
 struct contenders {
     const xbench::shape_case &sc;
     bool linear, ncx;
@@ -180,9 +181,9 @@ private:
     static inline std::atomic<float> sink_{0};  // keeps the loads; any thread may write it
 };
 
-}  // namespace
+constexpr const char *kUsage = "usage: bench_floors [--threads N] [--reps N] [--filter S] [--large] [--scale N]\n";
 
-const char *kUsage = "usage: bench_floors [--threads N] [--reps N] [--filter S] [--large] [--scale N]\n";
+}  // namespace
 
 int main(int argc, char **argv) {
     int threads = 1, reps = 15, scale = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 
 namespace xinterp {
 namespace detail {
@@ -25,8 +26,10 @@ __attribute__((target("avx2"))) bool bf16_magnitudes_within(const uint16_t *p, s
         }
         if (!_mm256_testz_si256(bad, bad)) return false;
     }
-    for (; i < n; ++i) {
-        const uint16_t t = p[i] & 0x7fff;
+    for (; i < n; ++i) {  // memcpy: src may be misaligned (any byte address is accepted)
+        uint16_t w;
+        std::memcpy(&w, reinterpret_cast<const uint8_t *>(p) + 2 * i, 2);
+        const uint16_t t = w & 0x7fff;
         if (t != 0 && (t < lo || t > hi)) return false;
     }
     return true;

@@ -236,14 +236,13 @@ void jit_io::store_f32(data_type dt, const Address &a, const Vmm &v, int64_t n, 
             }
             break;
         case data_type::f16:
-            // imm 0: round to nearest even from the immediate, never from MXCSR.RC.
-            if (full && !nt) {
-                vcvtps2ph(a, v, 0);
-            } else {
-                vcvtps2ph(xt, v, 0);
-                if (full) vmovntdq(a, xt);
-                else store_words(a, xt, n);
-            }
+            // imm 0: round to nearest even from the immediate, never from MXCSR.RC. Into a
+            // register, then a store: on Zen 3 the memory form issues every 1.8 cycles, the
+            // register form and a vmovdqu every 0.9 (Intel: the same uops either way).
+            vcvtps2ph(xt, v, 0);
+            if (full && nt) vmovntdq(a, xt);
+            else if (full) vmovdqu(a, xt);
+            else store_words(a, xt, n);
             break;
     }
 }

@@ -96,16 +96,12 @@ void jit_io::store_f32(data_type dt, const Address &a, const Zmm &v, int64_t n, 
             else vmovdqu(a, yt);
             break;
         case data_type::f16:
-            // imm 0: round to nearest even from the immediate, never from MXCSR.RC.
-            if (!full) {
-                vcvtps2ph(yt, v, 0);
-                vmovdqu16(a | k_tail, yt);
-            } else if (nt) {
-                vcvtps2ph(yt, v, 0);
-                vmovntdq(a, yt);
-            } else {
-                vcvtps2ph(a, v, 0);
-            }
+            // imm 0: round to nearest even from the immediate, never from MXCSR.RC. Into a
+            // register, then a store, as on AVX2 (the memory form is slow on AMD).
+            vcvtps2ph(yt, v, 0);
+            if (!full) vmovdqu16(a | k_tail, yt);
+            else if (nt) vmovntdq(a, yt);
+            else vmovdqu(a, yt);
             break;
     }
 }

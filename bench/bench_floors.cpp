@@ -103,8 +103,6 @@ void split(int threads, size_t n, size_t align, F &&f) {
 // One case's contenders, each timed at a given thread count: xinterp, the three floors (read,
 // memset, NT fill), and oneDNN.
 struct contenders {
-    const xbench::shape_case &sc;
-    bool linear, ncx;
     primitive_desc pd;
     primitive prim;
     abuf src, dst, other, dnnl_dst;
@@ -113,10 +111,7 @@ struct contenders {
     xbench::dnnl_peer peer;
 #endif
     contenders(const xbench::shape_case &c, bool lin, bool nc)
-        : sc(c),
-          linear(lin),
-          ncx(nc),
-          pd(xbench::make_desc(c, lin, nc, data_type::f32)),
+        : pd(xbench::make_desc(c, lin, nc, data_type::f32)),
           prim(pd),
           src(pd.src_bytes()),
           dst(pd.dst_bytes()),

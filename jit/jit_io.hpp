@@ -75,7 +75,13 @@ protected:
     // dword-domain rounding add; 16 results in order in Ymm(kT0). Neither input may be t0..t3.
     void cvt2_to_bf16(const Xbyak::Ymm &x0, const Xbyak::Ymm &x1);
     void cvt2_to_bf16_full(const Xbyak::Ymm &x0, const Xbyak::Ymm &x1);
-    template <typename Vmm> void round_bf16_clean(const Vmm &r, const Vmm &x, const Vmm &t, const Vmm &z);
+    // The same rounding, with even[i] and odd[i] landing at words 2i and 2i + 1 of Ymm(kT0):
+    // for kernels whose outputs come as even and odd vectors (2x upsampling), where words
+    // interleave for less than f32 lanes do. Clobbers the mask register too.
+    void cvt2_to_bf16_interleaved(const Xbyak::Ymm &even, const Xbyak::Ymm &odd);
+    template <typename Vmm> void round_bf16_clean(const Vmm &r, const Vmm &x, const Vmm &t);
+    // round_bf16_clean without the final shift: the bf16 in the high half of r's dwords.
+    template <typename Vmm> void split_bf16(const Vmm &r, const Vmm &x, const Vmm &t);
     template <typename Vmm> void round_bf16_full(const Vmm &x);
     // Stores cvt2_to_bf16's 16 results (32 bytes). NT stores need 32-byte alignment for one
     // ymm store; where the caller only guarantees 16 (aligned32 false), two xmm halves.
@@ -85,22 +91,31 @@ protected:
 
     Xbyak::Label l_const_tail, l_const_one, l_const_7fff, l_const_0040, l_const_8000, l_const_exp;
     Xbyak::Label l_const_w0040, l_const_w7f80, l_const_w7fff;  // 16-bit splats (cvt2_to_bf16)
-    Xbyak::Label l_const_lsb;  // 0x10000: the bit that becomes a bf16's last mantissa bit
+    Xbyak::Label l_const_split;  // 65537.0f, Veltkamp's splitter for the bf16 precision
 
     // fast() when this execution's flags have kFlagBf16Clean, else full(); just full() where no
-    // flag offset was given.
+    // flag offset was given. Within either, a nested bf16_paths emits only the same side, so a
+    // caller can hoist the branch out of a loop by wrapping the whole loop (code twice, no
+    // test per vector).
     template <typename Fast, typename Full>
     void bf16_paths(Fast &&fast, Full &&full) {
         if (clean_off_ < 0) return full();
+        if (side_ != kBoth) return side_ == kFast ? fast() : full();
         Xbyak::Label l_full, l_done;
         test(byte[rdi + clean_off_], static_cast<uint8_t>(kFlagBf16Clean));
         jz(l_full, T_NEAR);
+        side_ = kFast;
         fast();
         jmp(l_done, T_NEAR);
         L(l_full);
+        side_ = kFull;
         full();
+        side_ = kBoth;
         L(l_done);
     }
+    // Whether bf16_paths would branch at all (a flag offset was given): callers wrap loops in it
+    // only then, not to emit the same code twice.
+    bool bf16_branches() const { return clean_off_ >= 0 && side_ == kBoth; }
 
     int simd_w() const { return simd_w_; }
 
@@ -108,6 +123,7 @@ private:
     int simd_w_;
     bool native_bf16_;
     int clean_off_ = -1;  // bf16_clean_flag_at
+    enum { kBoth, kFast, kFull } side_ = kBoth;  // within bf16_paths: the side being emitted
     size_t text_size_ = 0;
     std::vector<std::pair<uint64_t, std::unique_ptr<Xbyak::Label>>> pool_;
 };

@@ -24,7 +24,7 @@ namespace {
 // (reg_ba, reg_bb; Vmm 5, 11) and one window for both taps where the vector pairs.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::h2_w(bool group, const Vmm &x0, const Vmm &x1, bool pairs) {
-    if (group) return up2_group(reg_hrow, x0, x1);
+    if (group) return up2_group(reg_hrow, x0, x1, !h2_split(conf_.dt));
     const jit_conf &c = conf_;
     const int V = simd_w * 4;
     const Vmm idx0(5), idx1(11);
@@ -40,7 +40,7 @@ void jit_ncx_wpass<isa>::h2_w(bool group, const Vmm &x0, const Vmm &x1, bool pai
 // per vector (vmm_a, vmm_b as results), stored in dt.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::h2_row(int64_t off, const Vmm &w0, const Vmm &w1, const Vmm *a, const Vmm *b, int nv,
-                                int64_t lanes) {
+                                int64_t lanes, bool split) {
     const jit_conf &c = conf_;
     for (int v = 0; v < nv; ++v) {
         vmulps(Vmm(v), a[v], w0);
@@ -49,7 +49,8 @@ void jit_ncx_wpass<isa>::h2_row(int64_t off, const Vmm &w0, const Vmm &w1, const
     constexpr bool kYmm = std::is_same<Vmm, Ymm>::value;
     if constexpr (kYmm) {
         if (nv == 2 && c.dt == data_type::bf16) {  // both vectors rounded at once
-            cvt2_to_bf16(vmm_a, vmm_b);
+            if (split) cvt2_to_bf16_interleaved(vmm_a, vmm_b);
+            else cvt2_to_bf16(vmm_a, vmm_b);
             return store_bf16_pair(ptr[reg_hout + static_cast<int>(off)], false, false);
         }
     }
@@ -67,6 +68,7 @@ void jit_ncx_wpass<isa>::h2_column(bool group, int64_t lanes, bool pairs) {
     const jit_conf &c = conf_;
     const Vmm a[2] = {Vmm(4), Vmm(5)}, b[2] = {Vmm(6), Vmm(11)};  // W of src rows j, j + 1
     const int nv = group ? 2 : 1;
+    const bool split = group && h2_split(c.dt);
     const int src_rb = static_cast<int>(c.src_row_bytes);
     const int64_t rb = c.dst_row_bytes;
     if (!group) {  // the record's part that every row shares
@@ -98,12 +100,12 @@ void jit_ncx_wpass<isa>::h2_column(bool group, int64_t lanes, bool pairs) {
     test(byte[reg_args + static_cast<int>(offsetof(jit_pass_args, edges))], 1);
     jz(l_no_head, T_NEAR);
     edge_weights(c.h2_head_w);
-    h2_row(-rb, vmm_idx, vmm_idx_b, a, b, nv, lanes);
+    h2_row(-rb, vmm_idx, vmm_idx_b, a, b, nv, lanes, split);
     L(l_no_head);
     mov(reg_cnt, reg_pairs);
     L(l_pair); {
-        h2_row(0, vmm_tq, vmm_q, a, b, nv, lanes);   // row 2j + 1: (0.75, 0.25)
-        h2_row(rb, vmm_q, vmm_tq, a, b, nv, lanes);  // row 2j + 2: (0.25, 0.75)
+        h2_row(0, vmm_tq, vmm_q, a, b, nv, lanes, split);   // row 2j + 1: (0.75, 0.25)
+        h2_row(rb, vmm_q, vmm_tq, a, b, nv, lanes, split);  // row 2j + 2: (0.25, 0.75)
         add(reg_hout, static_cast<int>(2 * rb));
         dec(reg_cnt);
         jz(l_done, T_NEAR);
@@ -116,7 +118,7 @@ void jit_ncx_wpass<isa>::h2_column(bool group, int64_t lanes, bool pairs) {
     test(byte[reg_args + static_cast<int>(offsetof(jit_pass_args, edges))], 2);
     jz(l_no_tail, T_NEAR);
     edge_weights(c.h2_tail_w);
-    h2_row(0, vmm_idx, vmm_idx_b, b, b, nv, lanes);
+    h2_row(0, vmm_idx, vmm_idx_b, b, b, nv, lanes, split);
     L(l_no_tail);
 }
 

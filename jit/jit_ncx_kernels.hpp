@@ -69,8 +69,10 @@ private:
     // 13 and 15 up2-only).
     static constexpr int kPerRegs[2][4] = {{3, 4, 5, 6}, {12, 13, 14, 15}};  // vmm_q, vmm_tq (and the AVX-512 interleave controls)
     // One group's two output vectors into (out0, out1) from src `from` = x[k - 1] (see up2_run).
-    // Clobbers vmm_a, vmm_b, vmm_idx, vmm_r and vmm_idx_b (outputs aside).
-    void up2_group(const Xbyak::Reg64 &from, const Vmm &out0, const Vmm &out1);
+    // Clobbers vmm_a, vmm_b, vmm_idx, vmm_r and vmm_idx_b (outputs aside). interleave false:
+    // the even outputs in out0 and the odd ones in out1 instead (out0, out1 not 0-3), for
+    // cvt2_to_bf16_interleaved, which interleaves them as 16-bit words for less.
+    void up2_group(const Xbyak::Reg64 &from, const Vmm &out0, const Vmm &out1, bool interleave = true);
     void up2_interleave(const Vmm &even, const Vmm &odd, const Vmm &out0, const Vmm &out1);
     const Vmm vmm_q = Vmm(13), vmm_tq = Vmm(15);  // up2 and h2: 0.25 and 0.75 in every lane
 
@@ -79,7 +81,10 @@ private:
     void generate_h2();
     void h2_w(bool group, const Vmm &x0, const Vmm &x1, bool pairs);
     void h2_column(bool group, int64_t lanes, bool pairs);
-    void h2_row(int64_t off, const Vmm &w0, const Vmm &w1, const Vmm *a, const Vmm *b, int nv, int64_t lanes);
+    void h2_row(int64_t off, const Vmm &w0, const Vmm &w1, const Vmm *a, const Vmm *b, int nv, int64_t lanes, bool split);
+    // AVX2 bf16: up2 groups stay as (even, odd) outputs through the H steps, and the rounding
+    // interleaves them as words, without the f32 interleave's four shuffles per W step.
+    static constexpr bool h2_split(data_type dt) { return !kEvex && dt == data_type::bf16; }
     const Xbyak::Reg64 reg_hrow = r12, reg_hout = r13, reg_grp = r14, reg_pairs = r15;
     void row();  // the W pass of the row at reg_src into reg_dst (advances reg_dst, reg_tab)
 

@@ -82,7 +82,7 @@ int axis_quantum_log2(const axis_table &t) {
 // plain round-to-nearest-even add is then exactly VCVTNEPS2BF16.
 void set_bf16_clean_bounds(jit_tables &t, const axis_table &w) {
     const int e_min = 8 - (axis_quantum_log2(t.d) + axis_quantum_log2(t.h) + axis_quantum_log2(w));
-    constexpr int kEMax = 247;
+    constexpr int kEMax = 236;
     if (e_min > kEMax) return;  // weights too fine: no src can be proven clean
     t.bf16_clean_lo = static_cast<uint16_t>(e_min << 7);
     t.bf16_clean_hi = static_cast<uint16_t>((kEMax << 7) | 0x7f);

@@ -77,9 +77,11 @@ int axis_quantum_log2(const axis_table &t) {
 // two is a multiple of their product, so is a sum of such multiples, and rounding to f32 keeps
 // a multiple of P (a value needing a finer quantum than its binade allows is already exact).
 // With P >= 2^-126 no value is denormal. A nonzero bf16 of biased exponent E has quantum at
-// least 2^(E - 134), so E >= 8 - log2(Q_w * Q_h * Q_d) suffices. |src| < 2^121 (E <= 247) keeps
-// every value finite (weights are at most 1 + 2^-24 in sum), so none is inf or NaN either: the
-// plain round-to-nearest-even add is then exactly VCVTNEPS2BF16.
+// least 2^(E - 134), so E >= 8 - log2(Q_w * Q_h * Q_d) suffices. |src| < 2^110 (E <= 236) keeps
+// every value at most 2^110 (weights are at most 1 + 2^-24 in sum per axis), so none is inf or
+// NaN, and each is within the range (biased exponent <= 237) where the AVX2 kernels' Veltkamp
+// rounding is exact (jit_io::round_bf16_clean): the plain rounding is then exactly
+// VCVTNEPS2BF16.
 void set_bf16_clean_bounds(jit_tables &t, const axis_table &w) {
     const int e_min = 8 - (axis_quantum_log2(t.d) + axis_quantum_log2(t.h) + axis_quantum_log2(w));
     constexpr int kEMax = 236;

@@ -142,22 +142,27 @@ void jit_ncx_wpass<isa>::generate_h2() {
         lea(reg_hout, ptr[reg_dst + v * simd_w * c.esize]);  // (int32: rows hold < 2^26 elements)
         h2_column(false, lanes, v < c.pair_vecs || (v == c.ow_full && c.pair_tail));
     };
-    for (int64_t v = 0; v < c.up2_first; ++v) record_column(v, simd_w);
-    lea(reg_gsrc, ptr[reg_src + (c.up2_first * simd_w / 2 - 1) * c.esize]);
-    lea(reg_gout, ptr[reg_dst + c.up2_first * simd_w * c.esize]);
-    Label l_grp;
-    mov(reg_grp, c.up2_groups);
-    L(l_grp); {
-        mov(reg_hrow, reg_gsrc);
-        mov(reg_hout, reg_gout);
-        h2_column(true, simd_w, false);
-        add(reg_gsrc, simd_w * c.esize);
-        add(reg_gout, 2 * simd_w * c.esize);
-        dec(reg_grp);
-        jnz(l_grp, T_NEAR);
-    }
-    for (int64_t v = c.up2_first + 2 * c.up2_groups; v < c.ow_full; ++v) record_column(v, simd_w);
-    if (c.ow_tail > 0) record_column(c.ow_full, c.ow_tail);
+    auto plane = [&] {
+        for (int64_t v = 0; v < c.up2_first; ++v) record_column(v, simd_w);
+        lea(reg_gsrc, ptr[reg_src + (c.up2_first * simd_w / 2 - 1) * c.esize]);
+        lea(reg_gout, ptr[reg_dst + c.up2_first * simd_w * c.esize]);
+        Label l_grp;
+        mov(reg_grp, c.up2_groups);
+        L(l_grp); {
+            mov(reg_hrow, reg_gsrc);
+            mov(reg_hout, reg_gout);
+            h2_column(true, simd_w, false);
+            add(reg_gsrc, simd_w * c.esize);
+            add(reg_gout, 2 * simd_w * c.esize);
+            dec(reg_grp);
+            jnz(l_grp, T_NEAR);
+        }
+        for (int64_t v = c.up2_first + 2 * c.up2_groups; v < c.ow_full; ++v) record_column(v, simd_w);
+        if (c.ow_tail > 0) record_column(c.ow_full, c.ow_tail);
+    };
+    // bf16: the clean/full choice once per call, not per stored vector (the plane twice).
+    if (bf16_branches()) bf16_paths(plane, plane);
+    else plane();
     vzeroupper();
     for (const Reg64 &r : {r15, r14, r13, r12, rbx}) pop(r);
     ret();

@@ -19,7 +19,7 @@ jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf, bool nt, bool w_
       nt_(nt && !w_only),
       w_only_(w_only),
       pair_(pair) {
-    bf16_clean_flag_at(static_cast<int>(offsetof(jit_args, flags)));
+    bf16_clean_flag_at(static_cast<int>(offsetof(jit_args, flags)), conf.dt);
 }
 
 // The H and D steps of the canonical order, on W results already in vmm_rw[] (k >= 2).

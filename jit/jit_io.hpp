@@ -68,8 +68,11 @@ protected:
     // Where the args struct (at rdi, all through the kernel) holds the per-execution flags: from
     // then on, every non-native bf16 rounding branches on kFlagBf16Clean to a plain
     // round-to-nearest-even add without the NaN and denormal fixups (jit_conf.hpp says when that
-    // is exact). Generators whose kernels store bf16 linear results call it in their constructor.
-    void bf16_clean_flag_at(int args_offset) { clean_off_ = args_offset; }
+    // is exact). Generators whose kernels store bf16 linear results call it in their constructor;
+    // for other dtypes it does nothing, so nothing is emitted twice for them.
+    void bf16_clean_flag_at(int args_offset, data_type dt) {
+        if (dt == data_type::bf16) clean_off_ = args_offset;
+    }
     template <typename Vmm> void cvt_to_bf16(const Vmm &v);  // 16-bit results in Xmm(kT0)
     // AVX2: the same rounding for two vectors at once, on packed 16-bit lanes after the
     // dword-domain rounding add; 16 results in order in Ymm(kT0). Neither input may be t0..t3.

@@ -23,7 +23,7 @@ jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt,
       fused_(fused),
       plane_(plane),
       h2_(h2) {
-    bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)));
+    bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
 
 // Gather-instruction path, 16-bit: widen `row` once into scratch + off (f32 for linear,
@@ -542,7 +542,7 @@ jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool n
       nt_(nt && final_out),
       hd_(hd),
       plane_(plane) {
-    bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)));
+    bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
 
 template <cpu_isa isa>

@@ -36,6 +36,11 @@ struct jit_conf {
     // or 3-D whose W-planes fit (then in plane mode); never where output rows rarely share src
     // rows (fuse_h's rule), where the direct kernel is that fusion already.
     bool nxc_separable = false;
+    // Separable NXC bf16 on AVX2 with C a multiple of 16: the f32 W rows hold each flat block of
+    // 16 elements in the order vpunpck{l,h}wd widen them (0-3, 8-11, 4-7, 12-15), which takes
+    // one instruction per 8 elements instead of two; the blend's pack (vpackusdw of the two
+    // vectors) then restores the order by itself, without the vpermq.
+    bool bf16_lane_split = false;
     // Direct NXC 2-D linear: output rows oh and oh + 1 whose H taps chain (oh's i1 is oh+1's
     // i0, as in 2x half_pixel upsampling) go to one call of a row-pair kernel, which makes the
     // W step of the three src rows once and both H steps from them (5 instead of 6 FMA-pipe

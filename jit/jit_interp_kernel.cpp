@@ -94,6 +94,9 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     };
     // AVX2 bf16: channel vectors in pairs, rounded together by cvt2_to_bf16.
     const bool pairs = !kEvex && out_dt == data_type::bf16 && c.c_full >= 2 && !dpair;  // D pairs: f32/f16
+    const bool split = !kEvex && w_only_ && c.bf16_lane_split;  // C % 16 == 0: no tail
+    const Vmm vmm_zero(12);
+    if (split) vpxor(vmm_zero, vmm_zero, vmm_zero);
     auto dst_add = [&](int bytes) {  // both output rows move together
         add(reg_dst, bytes);
         if (dpair) add(reg_dst_b, bytes);
@@ -117,7 +120,27 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             add(reg_p1, vecs * simd_w * c.esize);
             dst_add(vecs * simd_w * out_es);
         };
-        const int64_t singles = pairs ? c.c_full % 2 : c.c_full;
+        const int64_t singles = split ? 0 : pairs ? c.c_full % 2 : c.c_full;
+        if (split) {  // W step only, bf16 (conf.bf16_lane_split): 16 channels per trip
+            Label l_blk;
+            mov(reg_cnt, c.C / 16);
+            L(l_blk); {
+                for (int half = 0; half < 2; ++half) {
+                    // Channels 0-3 and 8-11 (low), 4-7 and 12-15 (high): each word lands in the
+                    // top half of a dword, which is its f32 value.
+                    for (const auto &[v, p] : {std::pair{vmm_a, reg_p0}, std::pair{vmm_b, reg_p1}}) {
+                        if (half == 0) vpunpcklwd(v, vmm_zero, ptr[p]);
+                        else vpunpckhwd(v, vmm_zero, ptr[p]);
+                    }
+                    vmulps(vmm_hd0, vmm_w0, vmm_a);
+                    vfmadd231ps(vmm_hd0, vmm_w1, vmm_b);
+                    vmovups(ptr[reg_dst + half * 32], vmm_hd0);
+                }
+                advance(2);
+                dec(reg_cnt);
+                jnz(l_blk, T_NEAR);
+            }
+        }
         if (pairs) {
             Label l_pair;
             mov(reg_cnt, c.c_full / 2);

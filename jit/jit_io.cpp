@@ -160,16 +160,16 @@ void jit_io::round_bf16_full(const Vmm &x) {
 
 // Two vectors at once: on kFlagBf16Clean executions, 10 instructions per 16 outputs; else the
 // full rule at 22 (cvt2_to_bf16_full).
-void jit_io::cvt2_to_bf16(const Ymm &x0, const Ymm &x1) {
+void jit_io::cvt2_to_bf16(const Ymm &x0, const Ymm &x1, bool permute) {
     const Ymm t0(kT0), t1(kT1), t2(kT2), t3(kT3);
     bf16_paths(
         [&] {
             round_bf16_clean(t0, x0, t2);
             round_bf16_clean(t1, x1, t3);
             vpackusdw(t0, t0, t1);
-            vpermq(t0, t0, 0xd8);
+            if (permute) vpermq(t0, t0, 0xd8);
         },
-        [&] { cvt2_to_bf16_full(x0, x1); });
+        [&] { cvt2_to_bf16_full(x0, x1, permute); });
 }
 
 // The clean path leaves odd's Veltkamp result where it is: its bf16 is already the high half
@@ -195,7 +195,7 @@ void jit_io::cvt2_to_bf16_interleaved(const Ymm &even, const Ymm &odd) {
 // on 16 packed words: 22 instructions per 16 outputs instead of 30. NaN lanes come from
 // vcmpunordps (a NaN whose high half looks like infinity needs the low half to tell);
 // exponent-zero lanes keep only their sign.
-void jit_io::cvt2_to_bf16_full(const Ymm &x0, const Ymm &x1) {
+void jit_io::cvt2_to_bf16_full(const Ymm &x0, const Ymm &x1, bool permute) {
     const Ymm t0(kT0), t1(kT1), t2(kT2), t3(kT3);
     vpsrld(t0, x0, 16);
     vpsrld(t1, x1, 16);
@@ -221,7 +221,8 @@ void jit_io::cvt2_to_bf16_full(const Ymm &x0, const Ymm &x1) {
     vpcmpeqw(t1, t1, t3);  // exponent zero
     vpand(t1, t1, ptr[rip + l_const_w7fff]);
     vpandn(t2, t1, t2);  // zero or denormal: the sign alone
-    vpermq(t0, t2, 0xd8);
+    if (permute) vpermq(t0, t2, 0xd8);
+    else vmovdqa(t0, t2);
 }
 
 void jit_io::store_bf16_pair(const Address &a, bool nt, bool aligned32) {

@@ -586,7 +586,7 @@ void jit_ncx_vblend<isa>::row(int out_es) {
             auto pair = [&](int k) {
                 blend(vmm_r, 2 * k * simd_w * 4);
                 blend(r2, (2 * k + 1) * simd_w * 4);
-                cvt2_to_bf16(vmm_r, r2);
+                cvt2_to_bf16(vmm_r, r2, !c.bf16_lane_split);  // lane-split rows: in order as packed
                 // else rows start 16-byte aligned only
                 store_bf16_pair(ptr[reg_dst + 2 * k * simd_w * out_es], nt_, c.row_out % 16 == 0);
             };

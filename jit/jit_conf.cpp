@@ -118,6 +118,29 @@ void set_up2_run(jit_conf &c, const axis_table &wt) {
 // per_p is then the vectors that hold a whole number of such periods. The guess is checked on
 // the records themselves (as jit_tables lays them out), vector by vector, and the longest run
 // of at least 4 vectors and 2 periods kept.
+// jit_conf::per_inlane: every phase's lanes fit 4-element windows inside its 8-element one
+// (so the lane loads read nothing the window load would not).
+void set_inlane_windows(jit_conf &c, const std::vector<pass_record> &r) {
+    if (c.simd_w != 8 || c.dt != data_type::f32 || c.per_p == 0 || c.per_p > 2 || !c.per_pairs) return;
+    for (int ph = 0; ph < c.per_p; ++ph) {
+        const pass_record &rec = r[static_cast<size_t>(c.per_first + ph)];
+        for (int lane = 0; lane < 2; ++lane) {
+            int32_t lo = rec.ia[4 * lane], hi = lo;
+            for (int l = 4 * lane; l < 4 * lane + 4; ++l) {
+                lo = std::min(lo, rec.ia[l]);
+                hi = std::max(hi, static_cast<int32_t>(rec.ia[l] + c.flat_c));
+            }
+            if (hi - lo > 3 || lo + 3 > 7) return;
+            c.per_lane_off[ph][lane] = c.per_rel[ph][0] + lo;
+            for (int l = 4 * lane; l < 4 * lane + 4; ++l) {
+                c.per_lane_idx[ph][0][l] = rec.ia[l] - lo;
+                c.per_lane_idx[ph][1][l] = static_cast<int32_t>(rec.ia[l] + c.flat_c - lo);
+            }
+        }
+    }
+    c.per_inlane = true;
+}
+
 void set_periodic_run(jit_conf &c, const axis_table &w) {
     const int64_t lo = c.OW / 4, hi = std::min<int64_t>(c.OW, lo + 8);
     int64_t px = 0;
@@ -157,6 +180,7 @@ void set_periodic_run(jit_conf &c, const axis_table &w) {
         }
         v = std::max(e, v + 1);
     }
+    set_inlane_windows(c, r);
 }
 
 // jit_conf::h2_pairs: every output row but the first and last is_up2_tap (rows 2j + 1 and

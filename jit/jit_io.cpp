@@ -297,6 +297,14 @@ Xbyak::Label &jit_io::pool_const(uint64_t value) {
     return *pool_.back().second;
 }
 
+Xbyak::Label &jit_io::pool_vec8(const int32_t (&v)[8]) {
+    const std::vector<int32_t> key(v, v + 8);
+    for (auto &e : pool_vec8_)
+        if (e.first == key) return *e.second;
+    pool_vec8_.emplace_back(key, std::make_unique<Xbyak::Label>());
+    return *pool_vec8_.back().second;
+}
+
 void jit_io::load_kmask(const Opmask &k, uint64_t bits, int width) {
     if (width == 64) kmovq(k, qword[rip + pool_const(bits)]);
     else kmovw(k, word[rip + pool_const(bits)]);
@@ -323,6 +331,11 @@ void jit_io::finish_code() {
     for (auto &e : pool_) {
         L(*e.second);
         dq(e.first);
+    }
+    if (!pool_vec8_.empty()) align(32);
+    for (auto &e : pool_vec8_) {
+        L(*e.second);
+        for (int32_t x : e.first) dd(static_cast<uint32_t>(x));
     }
     finalize();
 }

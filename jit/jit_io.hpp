@@ -51,6 +51,8 @@ protected:
     const Xbyak::Opmask k_tail = k1, k_tmp = k2;
     // A constant in the pool (emitted by finish_code), e.g. a k-mask to kmov from.
     Xbyak::Label &pool_const(uint64_t value);
+    // Eight dwords in the pool, 32-byte aligned (a ymm operand), e.g. a permute control.
+    Xbyak::Label &pool_vec8(const int32_t (&v)[8]);
     void load_kmask(const Xbyak::Opmask &k, uint64_t bits, int width);  // width 16 or 64
 
     template <typename Vmm> void load_tail_mask(const Vmm &m, int64_t lanes);
@@ -131,6 +133,7 @@ private:
     enum { kBoth, kFast, kFull } side_ = kBoth;  // within bf16_paths: the side being emitted
     size_t text_size_ = 0;
     std::vector<std::pair<uint64_t, std::unique_ptr<Xbyak::Label>>> pool_;
+    std::vector<std::pair<std::vector<int32_t>, std::unique_ptr<Xbyak::Label>>> pool_vec8_;
 };
 
 // AVX-512 spellings (jit_io_avx512.cpp): opmask tails, EVEX conversions.

@@ -605,12 +605,24 @@ TEST(jit_bitwise, linear_periodic_run) {
     EXPECT_EQ(up.per_first, 1);
     EXPECT_EQ(up.per_periods, 30);
     EXPECT_TRUE(up.per_pairs);
+    // Lane windows (per_inlane): outputs 0-3 take src 0-2 of the period, 4-7 src 1-3, then
+    // 8-11 src 3-5 and 12-15 src 4-6 (half_pixel, 7/16 src per output, clamped at neither end).
+    EXPECT_TRUE(up.per_inlane);
+    EXPECT_EQ(up.per_lane_off[0][1] - up.per_lane_off[0][0], 1);
+    EXPECT_EQ(up.per_lane_off[1][0] - up.per_lane_off[0][0], 3);
+    for (int ph = 0; ph < 2; ++ph)
+        for (int l = 0; l < 8; ++l) {
+            EXPECT_LE(up.per_lane_idx[ph][1][l], 3);
+            EXPECT_EQ(up.per_lane_idx[ph][1][l], up.per_lane_idx[ph][0][l] + 1);
+        }
     const jit_conf up512 = linear_conf({1, 3, 224, 224}, {512, 512}, cpu_isa::avx512_core);
     EXPECT_EQ(up512.per_p, 1);  // one zmm
     EXPECT_EQ(up512.per_step, 7);
+    EXPECT_FALSE(up512.per_inlane);
     const jit_conf seg = linear_conf({1, 21, 64, 64}, {512, 512});
     EXPECT_EQ(seg.per_p, 1);
     EXPECT_EQ(seg.per_step, 1);
+    EXPECT_TRUE(seg.per_inlane);
     const jit_conf r87 = linear_conf({1, 3, 70}, {80});  // not pairs
     EXPECT_EQ(r87.per_p, 1);
     EXPECT_EQ(r87.per_step, 7);

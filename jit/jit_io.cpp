@@ -104,8 +104,9 @@ void jit_io::load_u32(const Vmm &v, const Address &a, int64_t n) {
 
 // f32 -> bf16 exactly as VCVTNEPS2BF16 (semantics.md): RNE by adding 0x7fff + lsb, then
 // NaN -> (x >> 16) | 0x40, and exponent 0 (zero or denormal) -> signed zero (round_bf16_full),
-// or on kFlagBf16Clean executions the add alone (round_bf16_clean). Integer ops only, so the
-// result does not depend on MXCSR. Leaves 8 words in Xmm(kT0).
+// or on kFlagBf16Clean executions Veltkamp's split (round_bf16_clean). The full rule is integer
+// ops only; the split's FP ops run under the kernels' default MXCSR. Leaves 8 words in
+// Xmm(kT0).
 template <typename Vmm>
 void jit_io::cvt_to_bf16(const Vmm &x) {
     const Vmm t1(kT0), t2(kT1), t3(kT2);

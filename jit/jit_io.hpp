@@ -69,8 +69,8 @@ protected:
     void store_bytes(const Xbyak::Address &a, const Xbyak::Xmm &v, int bytes);
     // Where the args struct (at rdi, all through the kernel) holds the per-execution flags: from
     // then on, every non-native bf16 rounding branches on kFlagBf16Clean to a plain
-    // round-to-nearest-even add without the NaN and denormal fixups (jit_conf.hpp says when that
-    // is exact). Generators whose kernels store bf16 linear results call it in their constructor;
+    // round-to-nearest-even (AVX2: Veltkamp's split; AVX-512: the add) without the NaN and
+    // denormal fixups (jit_conf.hpp says when that is exact). Generators whose kernels store bf16 linear results call it in their constructor;
     // for other dtypes it does nothing, so nothing is emitted twice for them.
     void bf16_clean_flag_at(int args_offset, data_type dt) {
         if (dt == data_type::bf16) clean_off_ = args_offset;

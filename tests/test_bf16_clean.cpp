@@ -1,6 +1,6 @@
-// kFlagBf16Clean (jit/jit_conf.hpp): bf16 linear kernels round with the plain
-// round-to-nearest-even add, without the NaN and denormal fixups, when one pass over src
-// proves no result can need them (jit_tables::bf16_clean_lo/hi, the proof in jit_tables.cpp).
+// kFlagBf16Clean (jit/jit_conf.hpp): bf16 linear kernels round with a plain
+// round-to-nearest-even (AVX2: Veltkamp's split), without the NaN and denormal fixups, when
+// one pass over src proves no result can need them (jit_tables::bf16_clean_lo/hi, the proof in jit_tables.cpp).
 // The bounds, then both sides of each: src at the bounds takes the plain rounding and still
 // equals the reference; one step outside, where a result would be denormal, it must not.
 #include <omp.h>

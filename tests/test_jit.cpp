@@ -214,24 +214,31 @@ TEST(jit_bitwise, misaligned_buffers) {
                 }
 }
 
-// Kernels never depend on the caller's MXCSR (rounding mode, FTZ, DAZ).
+// Kernels never depend on the caller's MXCSR (rounding mode, FTZ, DAZ). The bf16 cases
+// upsample, so their clean-src rounding (Veltkamp's split, FP ops) runs: under round toward
+// zero it would truncate.
 TEST(jit_bitwise, independent_of_caller_mxcsr) {
     REQUIRE_AVX2();
-    const auto d = problem_builder().src({1, 7, 9, 12}).sizes({13, 5}).mode(mode::linear).dt(data_type::f16);
-    primitive_desc pd(d);
-    std::vector<uint8_t> src(pd.src_bytes()), a(pd.dst_bytes()), b(pd.dst_bytes());
-    xt::fill_random(d.d.dt, src.data(), src.size() / 2, 8);
-    primitive p(pd);
-    p.execute(src.data(), a.data());
-    uint32_t saved, odd = 0x1f80 | 0x6000 | 0x8040;  // round toward zero, FTZ, DAZ
-    __asm__ volatile("stmxcsr %0" : "=m"(saved));
-    __asm__ volatile("ldmxcsr %0" : : "m"(odd));
-    p.execute(src.data(), b.data());
-    uint32_t after;
-    __asm__ volatile("stmxcsr %0" : "=m"(after));
-    __asm__ volatile("ldmxcsr %0" : : "m"(saved));
-    EXPECT_EQ(after, odd) << "the caller's MXCSR is restored";
-    EXPECT_EQ(a, b);
+    auto bf16_up = [](std::vector<int64_t> src, data_format f) {
+        return problem_builder().src(std::move(src)).sizes({18, 22}).fmt(f).mode(mode::linear).dt(data_type::bf16);
+    };
+    for (const auto &d : {problem_builder().src({1, 7, 9, 12}).sizes({13, 5}).mode(mode::linear).dt(data_type::f16),
+                          bf16_up({1, 3, 9, 11}, data_format::ncx), bf16_up({1, 9, 11, 16}, data_format::nxc)}) {
+        primitive_desc pd(d);
+        std::vector<uint8_t> src(pd.src_bytes()), a(pd.dst_bytes()), b(pd.dst_bytes());
+        xt::fill_random(d.d.dt, src.data(), src.size() / 2, 8);
+        primitive p(pd);
+        p.execute(src.data(), a.data());
+        uint32_t saved, odd = 0x1f80 | 0x6000 | 0x8040;  // round toward zero, FTZ, DAZ
+        __asm__ volatile("stmxcsr %0" : "=m"(saved));
+        __asm__ volatile("ldmxcsr %0" : : "m"(odd));
+        p.execute(src.data(), b.data());
+        uint32_t after;
+        __asm__ volatile("stmxcsr %0" : "=m"(after));
+        __asm__ volatile("ldmxcsr %0" : : "m"(saved));
+        EXPECT_EQ(after, odd) << "the caller's MXCSR is restored";
+        EXPECT_EQ(a, b) << ::testing::PrintToString(d.d.src_dims);
+    }
 }
 
 TEST(jit_bitwise, runtime_sizes_change_the_kernel) {

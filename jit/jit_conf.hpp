@@ -84,6 +84,13 @@ struct jit_conf {
     int64_t ow_full = 0, ow_tail = 0, ow_pad = 0, ow_vecs = 0;
     int64_t iw_full = 0, iw_tail = 0, iw_pad = 0;
     bool window = false;
+    // AVX2 bf16 linear on the window path: the 8-word window goes to both 128-bit lanes
+    // (vbroadcasti128) and vpshufb picks each lane's word into the top half of a dword, which
+    // is its f32: one shuffle per tap set on either of two pipes, where widening the window
+    // (vpmovzxwd + vpslld) and vpermps (one pipe on Zen 3) took three ops. The tables then
+    // hold vpshufb controls (0x80, 0x80, 2k, 2k + 1 per lane) where they hold dword indices k,
+    // and tap 1 of a pair is tap 0's control plus 0x02020000 per flat_c.
+    bool bf16_shuf = false;
     bool stage = false;
     // How the gather path spells a gather: vgatherdps, or (AMD, where a ymm gather costs ~20
     // cycles) eight index loads + vinsertps, about twice as fast there. Same elements read.

@@ -28,10 +28,10 @@ void jit_ncx_wpass<isa>::h2_w(bool group, const Vmm &x0, const Vmm &x1, bool pai
     const jit_conf &c = conf_;
     const int V = simd_w * 4;
     const Vmm idx0(5), idx1(11);
-    load_f32(c.dt, vmm_b, ptr[reg_hrow + reg_ba * c.esize], simd_w);
-    if (!pairs) load_f32(c.dt, vmm_idx, ptr[reg_hrow + reg_bb * c.esize], simd_w);
-    vpermps(vmm_a, idx0, vmm_b);
-    vpermps(vmm_b, idx1, pairs ? vmm_b : vmm_idx);
+    load_window(vmm_b, ptr[reg_hrow + reg_ba * c.esize]);
+    if (!pairs) load_window(vmm_idx, ptr[reg_hrow + reg_bb * c.esize]);
+    select(vmm_a, idx0, vmm_b);
+    select(vmm_b, idx1, pairs ? vmm_b : vmm_idx);
     vmulps(x0, vmm_a, ptr[reg_tab + 3 * V]);
     vfmadd231ps(x0, vmm_b, ptr[reg_tab + 4 * V]);
 }
@@ -77,7 +77,7 @@ void jit_ncx_wpass<isa>::h2_column(bool group, int64_t lanes, bool pairs) {
         movsxd(reg_bb, dword[reg_tab + 4]);
         vmovups(Vmm(5), ptr[reg_tab + V]);  // (vmovups: one spelling for VEX and EVEX)
         if (pairs) {  // tap 1's indices: tap 0's plus one, within tap 0's window
-            mov(reg_tmp.cvt32(), 1);
+            mov(reg_tmp.cvt32(), c.bf16_shuf ? 0x02020000u : 1u);  // (bf16_shuf: controls)
             vmovd(Xmm(vmm_idx.getIdx()), reg_tmp.cvt32());
             vpbroadcastd(vmm_idx, Xmm(vmm_idx.getIdx()));
             vpaddd(Vmm(11), Vmm(5), vmm_idx);

@@ -159,6 +159,22 @@ void jit_ncx_wpass<isa>::gather_pairs(const Reg64 &row, const Reg64 *row_b) {
 }
 
 template <cpu_isa isa>
+void jit_ncx_wpass<isa>::load_window(const Vmm &v, const Address &a) {
+    if constexpr (!kEvex) {
+        if (conf_.bf16_shuf) return vbroadcasti128(v, a);
+    }
+    load_f32(conf_.dt, v, a, simd_w);
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::select(const Vmm &dst, const Vmm &idx, const Vmm &win) {
+    if constexpr (!kEvex) {
+        if (conf_.bf16_shuf) return vpshufb(dst, win, idx);
+    }
+    vpermps(dst, idx, win);
+}
+
+template <cpu_isa isa>
 void jit_ncx_wpass<isa>::load_idx(int off) {
     if constexpr (kEvex) vmovdqu32(vmm_idx, ptr[tab(off)]);
     else vmovdqu(vmm_idx, ptr[tab(off)]);
@@ -210,22 +226,22 @@ void jit_ncx_wpass<isa>::linear_w(const Reg64 &row, const Vmm &r, bool pairs) {
     const int V = simd_w * 4;
     if (pairs) {  // window pairs: one window from tap 0's base feeds both vpermps
         movsxd(reg_ba, dword[tab()]);
-        load_f32(c.dt, vmm_b, ptr[row + reg_ba * c.esize], simd_w);
+        load_window(vmm_b, ptr[row + reg_ba * c.esize]);
         load_idx(V);
         vpaddd(vmm_idx_b, vmm_flat_c, ptr[tab(V)]);  // from memory: the vpermps stay independent
-        vpermps(vmm_a, vmm_idx, vmm_b);
-        vpermps(vmm_b, vmm_idx_b, vmm_b);
+        select(vmm_a, vmm_idx, vmm_b);
+        select(vmm_b, vmm_idx_b, vmm_b);
     } else if (c.window) {
         // Each tap set lies in simd_w consecutive elements: one load and one vpermps apiece.
         movsxd(reg_ba, dword[tab()]);
         movsxd(reg_bb, dword[tab(4)]);
         const int esz = c.esize;
-        load_f32(c.dt, vmm_a, ptr[row + reg_ba * esz], simd_w);
-        load_f32(c.dt, vmm_b, ptr[row + reg_bb * esz], simd_w);
+        load_window(vmm_a, ptr[row + reg_ba * esz]);
+        load_window(vmm_b, ptr[row + reg_bb * esz]);
         load_idx(V);
-        vpermps(vmm_a, vmm_idx, vmm_a);
+        select(vmm_a, vmm_idx, vmm_a);
         load_idx(2 * V);
-        vpermps(vmm_b, vmm_idx, vmm_b);
+        select(vmm_b, vmm_idx, vmm_b);
     } else if (c.gather_by_insert && c.esize == 2) {
         if constexpr (!kEvex) {  // the insert spelling exists on AVX2 only
             const Xmm xa(vmm_a.getIdx()), xb(vmm_b.getIdx());
@@ -352,9 +368,10 @@ void jit_ncx_wpass<isa>::up2_run() {
 // The periodic run (jit_conf::per_*). per_p <= 2: phase ph's permutes and weights, from the
 // run's first records, stay in registers (kPerRegs[ph]: tap 0 and tap 1 indices, w0, w1;
 // with conf.per_inlane, in-lane controls from the pool, which select from two 4-element lane
-// windows with vpermilps instead of one 8-element window with vpermps). Longer periods read them from those records on every period (reg_tab stays on the run's
-// first record until the end). Either way reg_bb walks the windows, per_step src elements per
-// period, and the lanes compute exactly what the records say.
+// windows with vpermilps instead of one 8-element window with vpermps). Longer periods read
+// them from those records on every period (reg_tab stays on the run's first record until the
+// end). Either way reg_bb walks the windows, per_step src elements per period, and the lanes
+// compute exactly what the records say.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::per_run() {
     const jit_conf &c = conf_;
@@ -393,20 +410,20 @@ void jit_ncx_wpass<isa>::per_run() {
                 store_result(ptr[reg_dst + ph * simd_w * out_es], vmm_idx, simd_w);
                 continue;
             }
-            load_f32(c.dt, vmm_a, ptr[reg_bb + c.per_rel[ph][0] * esz], simd_w);
-            if (!c.per_pairs) load_f32(c.dt, vmm_idx, ptr[reg_bb + c.per_rel[ph][1] * esz], simd_w);
+            load_window(vmm_a, ptr[reg_bb + c.per_rel[ph][0] * esz]);
+            if (!c.per_pairs) load_window(vmm_idx, ptr[reg_bb + c.per_rel[ph][1] * esz]);
             const Vmm &win_b = c.per_pairs ? vmm_a : vmm_idx;
             if (in_regs) {
-                vpermps(vmm_b, Vmm(kPerRegs[ph][1]), win_b);
-                vpermps(vmm_a, Vmm(kPerRegs[ph][0]), vmm_a);
+                select(vmm_b, Vmm(kPerRegs[ph][1]), win_b);
+                select(vmm_a, Vmm(kPerRegs[ph][0]), vmm_a);
                 vmulps(vmm_idx, vmm_a, Vmm(kPerRegs[ph][2]));
                 vfmadd231ps(vmm_idx, vmm_b, Vmm(kPerRegs[ph][3]));
             } else {
                 if (c.per_pairs) vpaddd(vmm_idx_b, vmm_flat_c, ptr[reg_tab + rec + V]);
                 else vmovups(vmm_idx_b, ptr[reg_tab + rec + 2 * V]);
-                vpermps(vmm_b, vmm_idx_b, win_b);
+                select(vmm_b, vmm_idx_b, win_b);
                 vmovups(vmm_idx_b, ptr[reg_tab + rec + V]);
-                vpermps(vmm_a, vmm_idx_b, vmm_a);
+                select(vmm_a, vmm_idx_b, vmm_a);
                 vmulps(vmm_idx, vmm_a, ptr[reg_tab + rec + 3 * V]);
                 vfmadd231ps(vmm_idx, vmm_b, ptr[reg_tab + rec + 4 * V]);
             }
@@ -497,8 +514,8 @@ void jit_ncx_wpass<isa>::generate() {
     }
     if (c.stage) mov(reg_scr, PARG(scratch));
     if (c.up2_groups > 0 && !fused_) up2_constants();
-    if (c.window && (c.pair_vecs > 0 || c.pair_tail)) {
-        mov(reg_tmp.cvt32(), static_cast<uint32_t>(c.flat_c));
+    if (c.window && (c.pair_vecs > 0 || c.pair_tail)) {  // tap 1's index (control) step
+        mov(reg_tmp.cvt32(), static_cast<uint32_t>(c.flat_c) * (c.bf16_shuf ? 0x02020000u : 1u));
         vmovd(Xmm(vmm_flat_c.getIdx()), reg_tmp.cvt32());
         vpbroadcastd(vmm_flat_c, Xmm(vmm_flat_c.getIdx()));
     }

@@ -154,7 +154,13 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
                 put<int32_t>(t.wtab, rec + 4, static_cast<int32_t>(r.base[1]));
             }
             for (int64_t l = 0; l < sw; ++l) {
-                if (lin) {
+                if (lin && c.bf16_shuf) {  // vpshufb controls: word k to the top of the dword
+                    auto ctrl = [](int32_t k) { return static_cast<int32_t>(0x8080u | uint32_t(2 * k) << 16 | uint32_t(2 * k + 1) << 24); };
+                    put<int32_t>(t.wtab, rec + V + 4 * l, ctrl(r.ia[l]));
+                    put<int32_t>(t.wtab, rec + 2 * V + 4 * l, ctrl(r.ib[l]));
+                    put<float>(t.wtab, rec + 3 * V + 4 * l, r.w0[l]);
+                    put<float>(t.wtab, rec + 4 * V + 4 * l, r.w1[l]);
+                } else if (lin) {
                     put<int32_t>(t.wtab, rec + V + 4 * l, r.ia[l]);
                     put<int32_t>(t.wtab, rec + 2 * V + 4 * l, r.ib[l]);
                     put<float>(t.wtab, rec + 3 * V + 4 * l, r.w0[l]);

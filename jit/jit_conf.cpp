@@ -320,7 +320,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
             else if (pairs_open) c.pair_tail = true;
         }
         if (!c.window) c.pair_vecs = 0, c.pair_tail = false;
-        c.bf16_shuf = lin && c.window && c.dt == data_type::bf16 && w == 8;
+        c.shuf_windows = lin && c.window && c.esize == 2 && w == 8;
         const int spelling = g_gather_spelling.load();
         c.gather_by_insert = isa == cpu_isa::avx2 && !c.window && (spelling < 0 ? host_features().amd : spelling == 1);
         // Taps are neighbours wherever i0 < IW - 1, and i0 never falls as o grows: the pairs end

@@ -84,13 +84,14 @@ struct jit_conf {
     int64_t ow_full = 0, ow_tail = 0, ow_pad = 0, ow_vecs = 0;
     int64_t iw_full = 0, iw_tail = 0, iw_pad = 0;
     bool window = false;
-    // AVX2 bf16 linear on the window path: the 8-word window goes to both 128-bit lanes
-    // (vbroadcasti128) and vpshufb picks each lane's word into the top half of a dword, which
-    // is its f32: one shuffle per tap set on either of two pipes, where widening the window
-    // (vpmovzxwd + vpslld) and vpermps (one pipe on Zen 3) took three ops. The tables then
-    // hold vpshufb controls (0x80, 0x80, 2k, 2k + 1 per lane) where they hold dword indices k,
-    // and tap 1 of a pair is tap 0's control plus 0x02020000 per flat_c.
-    bool bf16_shuf = false;
+    // AVX2 16-bit linear on the window path: vpshufb selects each tap set from the 8-word
+    // window, where widening it and vpermps (one pipe on Zen 3) did. bf16: the window in both
+    // 128-bit lanes (vbroadcasti128), and lane l's control puts word k into the top half of
+    // dword l, which is its f32 (0x80, 0x80, 2k, 2k + 1). f16: the eight words picked within
+    // one xmm (2k, 2k + 1 per lane), then vcvtph2ps. The tables hold these byte controls where
+    // they hold dword indices k, and a pair's tap 1 is tap 0's control plus
+    // window_index_step() per flat_c.
+    bool shuf_windows = false;
     bool stage = false;
     // How the gather path spells a gather: vgatherdps, or (AMD, where a ymm gather costs ~20
     // cycles) eight index loads + vinsertps, about twice as fast there. Same elements read.
@@ -210,6 +211,13 @@ void set_nt_min_bytes_for_testing(size_t bytes);
 // Tests force a gather spelling (0: vgatherdps, 1: inserts, -1: by vendor) to cover both on any
 // host. The spelling is not in the cache key, so callers clear the cache around it.
 void set_gather_spelling_for_testing(int spelling);
+
+// What a window pair's tap-1 index (or vpshufb control, conf.shuf_windows) adds to tap 0's
+// per flat_c: the next element.
+inline uint32_t window_index_step(const jit_conf &c) {
+    if (!c.shuf_windows) return 1;
+    return c.dt == data_type::bf16 ? 0x02020000u : 0x02020202u;  // the word pair's two bytes
+}
 
 // Per-execution flags of the kernel ABIs below (their `flags` field).
 // kFlagBf16Clean: every src value is zero or a normal bf16 within the bounds of

@@ -161,7 +161,8 @@ void jit_ncx_wpass<isa>::gather_pairs(const Reg64 &row, const Reg64 *row_b) {
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::load_window(const Vmm &v, const Address &a) {
     if constexpr (!kEvex) {
-        if (conf_.bf16_shuf) return vbroadcasti128(v, a);
+        if (conf_.shuf_windows && conf_.dt == data_type::bf16) return vbroadcasti128(v, a);
+        if (conf_.shuf_windows) return vmovdqu(Xmm(v.getIdx()), a);
     }
     load_f32(conf_.dt, v, a, simd_w);
 }
@@ -169,7 +170,11 @@ void jit_ncx_wpass<isa>::load_window(const Vmm &v, const Address &a) {
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::select(const Vmm &dst, const Vmm &idx, const Vmm &win) {
     if constexpr (!kEvex) {
-        if (conf_.bf16_shuf) return vpshufb(dst, win, idx);
+        if (conf_.shuf_windows && conf_.dt == data_type::bf16) return vpshufb(dst, win, idx);
+        if (conf_.shuf_windows) {  // f16: the words, then their f32
+            vpshufb(Xmm(dst.getIdx()), Xmm(win.getIdx()), Xmm(idx.getIdx()));
+            return vcvtph2ps(dst, Xmm(dst.getIdx()));
+        }
     }
     vpermps(dst, idx, win);
 }
@@ -515,7 +520,7 @@ void jit_ncx_wpass<isa>::generate() {
     if (c.stage) mov(reg_scr, PARG(scratch));
     if (c.up2_groups > 0 && !fused_) up2_constants();
     if (c.window && (c.pair_vecs > 0 || c.pair_tail)) {  // tap 1's index (control) step
-        mov(reg_tmp.cvt32(), static_cast<uint32_t>(c.flat_c) * (c.bf16_shuf ? 0x02020000u : 1u));
+        mov(reg_tmp.cvt32(), static_cast<uint32_t>(c.flat_c) * window_index_step(c));
         vmovd(Xmm(vmm_flat_c.getIdx()), reg_tmp.cvt32());
         vpbroadcastd(vmm_flat_c, Xmm(vmm_flat_c.getIdx()));
     }

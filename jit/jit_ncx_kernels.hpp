@@ -54,7 +54,7 @@ private:
     static constexpr int kPairRegs[2][4] = {{kT0, kT1, kT2, kT3}, {11, 12, 13, 15}};  // free of the above
     void load_idx(int off);
     // A window of simd_w elements at a, and the selection of a tap set from it by the indices
-    // (or, conf.bf16_shuf, vpshufb controls) in idx: vpermps, or vpshufb of both lanes' copy.
+    // (or, conf.shuf_windows, vpshufb controls) in idx: vpermps, or vpshufb (and f16's vcvtph2ps).
     void load_window(const Vmm &v, const Xbyak::Address &a);
     void select(const Vmm &dst, const Vmm &idx, const Vmm &win);
     void store_xwords(const Xbyak::Xmm &x, int64_t n);

@@ -154,10 +154,17 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
                 put<int32_t>(t.wtab, rec + 4, static_cast<int32_t>(r.base[1]));
             }
             for (int64_t l = 0; l < sw; ++l) {
-                if (lin && c.bf16_shuf) {  // vpshufb controls: word k to the top of the dword
-                    auto ctrl = [](int32_t k) { return static_cast<int32_t>(0x8080u | uint32_t(2 * k) << 16 | uint32_t(2 * k + 1) << 24); };
-                    put<int32_t>(t.wtab, rec + V + 4 * l, ctrl(r.ia[l]));
-                    put<int32_t>(t.wtab, rec + 2 * V + 4 * l, ctrl(r.ib[l]));
+                if (lin && c.shuf_windows) {  // vpshufb controls (jit_conf::shuf_windows)
+                    for (int tp = 0; tp < 2; ++tp) {
+                        const int32_t k = tp ? r.ib[l] : r.ia[l];
+                        const size_t at = rec + static_cast<size_t>(tp + 1) * V;
+                        if (c.dt == data_type::bf16) {
+                            put<uint32_t>(t.wtab, at + 4 * l, 0x8080u | uint32_t(2 * k) << 16 | uint32_t(2 * k + 1) << 24);
+                        } else {
+                            t.wtab[at + 2 * l] = static_cast<uint8_t>(2 * k);
+                            t.wtab[at + 2 * l + 1] = static_cast<uint8_t>(2 * k + 1);
+                        }
+                    }
                     put<float>(t.wtab, rec + 3 * V + 4 * l, r.w0[l]);
                     put<float>(t.wtab, rec + 4 * V + 4 * l, r.w1[l]);
                 } else if (lin) {

@@ -630,15 +630,16 @@ TEST(jit_bitwise, linear_periodic_run) {
     EXPECT_EQ(seg.per_p, 1);
     EXPECT_EQ(seg.per_step, 1);
     EXPECT_TRUE(seg.per_inlane);
-    // bf16 windows select with vpshufb on AVX2 (the tables then hold byte controls).
+    // 16-bit windows select with vpshufb on AVX2 (the tables then hold byte controls).
     auto dt_conf = [](data_type dt, cpu_isa isa) {
         return make_jit_conf(make_problem(problem_builder().src({1, 3, 224, 224}).sizes({512, 512}).fmt(data_format::ncx)
                                               .mode(mode::linear).dt(dt)),
                              isa);
     };
-    EXPECT_TRUE(dt_conf(data_type::bf16, cpu_isa::avx2).bf16_shuf);
-    EXPECT_FALSE(dt_conf(data_type::f16, cpu_isa::avx2).bf16_shuf);
-    EXPECT_FALSE(dt_conf(data_type::bf16, cpu_isa::avx512_core).bf16_shuf);
+    EXPECT_TRUE(dt_conf(data_type::bf16, cpu_isa::avx2).shuf_windows);
+    EXPECT_TRUE(dt_conf(data_type::f16, cpu_isa::avx2).shuf_windows);
+    EXPECT_FALSE(dt_conf(data_type::f32, cpu_isa::avx2).shuf_windows);
+    EXPECT_FALSE(dt_conf(data_type::bf16, cpu_isa::avx512_core).shuf_windows);
     const jit_conf r87 = linear_conf({1, 3, 70}, {80});  // not pairs
     EXPECT_EQ(r87.per_p, 1);
     EXPECT_EQ(r87.per_step, 7);

@@ -112,12 +112,6 @@ void set_up2_run(jit_conf &c, const axis_table &wt) {
     c.up2_groups = (end - first) / 2;
 }
 
-// jit_conf::per_*. The period is guessed from the taps: the smallest shift p (output columns)
-// under which 8 outputs from OW / 4 on (past the left clamp) keep their weights and shift
-// their taps alike;
-// per_p is then the vectors that hold a whole number of such periods. The guess is checked on
-// the records themselves (as jit_tables lays them out), vector by vector, and the longest run
-// of at least 4 vectors and 2 periods kept.
 // jit_conf::per_inlane: every phase's lanes fit 4-element windows inside its 8-element one
 // (so the lane loads read nothing the window load would not).
 void set_inlane_windows(jit_conf &c, const std::vector<pass_record> &r) {
@@ -141,6 +135,11 @@ void set_inlane_windows(jit_conf &c, const std::vector<pass_record> &r) {
     c.per_inlane = true;
 }
 
+// jit_conf::per_*. The period is guessed from the taps: the smallest shift p (output columns)
+// under which 8 outputs from OW / 4 on (past the left clamp) keep their weights and shift
+// their taps alike; per_p is then the vectors that hold a whole number of such periods. The
+// guess is checked on the records themselves (as jit_tables lays them out), vector by vector,
+// and the longest run of at least 4 vectors and 2 periods kept.
 void set_periodic_run(jit_conf &c, const axis_table &w) {
     const int64_t lo = c.OW / 4, hi = std::min<int64_t>(c.OW, lo + 8);
     int64_t px = 0;

@@ -70,14 +70,15 @@ protected:
     // Where the args struct (at rdi, all through the kernel) holds the per-execution flags: from
     // then on, every non-native bf16 rounding branches on kFlagBf16Clean to a plain
     // round-to-nearest-even (AVX2: Veltkamp's split; AVX-512: the add) without the NaN and
-    // denormal fixups (jit_conf.hpp says when that is exact). Generators whose kernels store bf16 linear results call it in their constructor;
-    // for other dtypes it does nothing, so nothing is emitted twice for them.
+    // denormal fixups (jit_conf.hpp says when that is exact). Generators whose kernels store
+    // bf16 linear results call it in their constructor; for other dtypes it does nothing, so
+    // nothing is emitted twice for them.
     void bf16_clean_flag_at(int args_offset, data_type dt) {
         if (dt == data_type::bf16) clean_off_ = args_offset;
     }
     template <typename Vmm> void cvt_to_bf16(const Vmm &v);  // 16-bit results in Xmm(kT0)
-    // AVX2: the same rounding for two vectors at once, on packed 16-bit lanes after the
-    // dword-domain rounding add; 16 results in order in Ymm(kT0). Neither input may be t0..t3.
+    // AVX2: the same rounding for two vectors at once (the full rule's fixups on packed 16-bit
+    // lanes); 16 results in order in Ymm(kT0). Neither input may be t0..t3.
     // permute false: as vpackusdw leaves them (x0's low lane, x1's low lane, x0's high lane,
     // x1's high lane), for inputs whose lanes are already in that order.
     void cvt2_to_bf16(const Xbyak::Ymm &x0, const Xbyak::Ymm &x1, bool permute = true);

@@ -76,7 +76,7 @@ void jit_ncx_wpass<isa>::h2_column(bool group, int64_t lanes, bool pairs) {
         movsxd(reg_ba, dword[reg_tab]);
         movsxd(reg_bb, dword[reg_tab + 4]);
         vmovups(Vmm(5), ptr[reg_tab + V]);  // (vmovups: one spelling for VEX and EVEX)
-        if (pairs) {  // tap 1's indices: tap 0's plus one, within tap 0's window
+        if (pairs) {  // tap 1's indices: tap 0's plus one element, within tap 0's window
             mov(reg_tmp.cvt32(), window_index_step(c));
             vmovd(Xmm(vmm_idx.getIdx()), reg_tmp.cvt32());
             vpbroadcastd(vmm_idx, Xmm(vmm_idx.getIdx()));

@@ -229,15 +229,15 @@ template <cpu_isa isa>
 void jit_ncx_wpass<isa>::linear_w(const Reg64 &row, const Vmm &r, bool pairs) {
     const jit_conf &c = conf_;
     const int V = simd_w * 4;
-    if (pairs) {  // window pairs: one window from tap 0's base feeds both vpermps
+    if (pairs) {  // window pairs: one window from tap 0's base feeds both selects
         movsxd(reg_ba, dword[tab()]);
         load_window(vmm_b, ptr[row + reg_ba * c.esize]);
         load_idx(V);
-        vpaddd(vmm_idx_b, vmm_flat_c, ptr[tab(V)]);  // from memory: the vpermps stay independent
+        vpaddd(vmm_idx_b, vmm_flat_c, ptr[tab(V)]);  // from memory: the selects stay independent
         select(vmm_a, vmm_idx, vmm_b);
         select(vmm_b, vmm_idx_b, vmm_b);
     } else if (c.window) {
-        // Each tap set lies in simd_w consecutive elements: one load and one vpermps apiece.
+        // Each tap set lies in simd_w consecutive elements: one load and one select apiece.
         movsxd(reg_ba, dword[tab()]);
         movsxd(reg_bb, dword[tab(4)]);
         const int esz = c.esize;

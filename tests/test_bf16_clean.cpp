@@ -5,6 +5,7 @@
 // equals the reference; one step outside, where a result would be denormal, it must not.
 #include <omp.h>
 
+#include <cstring>
 #include <vector>
 
 #include "../jit/jit_conf.hpp"
@@ -169,6 +170,33 @@ TEST(bf16_clean, denormal_results_one_exponent_under_the_bound) {
     std::vector<uint16_t> out(pd.dst_bytes() / 2);
     primitive(pd).execute(v.data(), out.data());
     EXPECT_EQ(out[1], 0) << "0.75 a + 0.25 b = 2^-127 is denormal: +0";
+}
+
+// The src pass itself, against a scalar rule: every length from 0 to 100 words (its 32-word
+// steps and scalar tail), a misaligned start, each word in turn at each side of each bound
+// (lo - 1, lo, hi, hi + 1, either sign), zeros of either sign anywhere.
+TEST(bf16_clean, src_pass_finds_any_word_outside_the_bounds) {
+    REQUIRE_AVX2();
+    const uint16_t lo = 10 << 7, hi = (236 << 7) | 0x7f;
+    std::vector<uint8_t> raw(2 * 101 + 1);
+    for (size_t n = 0; n <= 100; ++n) {
+        auto *p = reinterpret_cast<const uint16_t *>(raw.data() + 1);  // odd address: unaligned loads
+        std::vector<uint16_t> w(n);
+        for (size_t i = 0; i < n; ++i) w[i] = static_cast<uint16_t>(i % 3 == 0 ? (i % 2 ? 0x8000 : 0) : lo + 7 * i);
+        auto scan = [&] {
+            if (n > 0) std::memcpy(raw.data() + 1, w.data(), 2 * n);
+            return detail::bf16_magnitudes_within(p, n, lo, hi);
+        };
+        ASSERT_TRUE(scan()) << "n " << n;
+        for (size_t at = 0; at < n; ++at)
+            for (uint16_t v : {uint16_t(lo - 1), lo, hi, uint16_t(hi + 1)})
+                for (uint16_t sign : {uint16_t(0), uint16_t(0x8000)}) {
+                    const uint16_t keep = w[at];
+                    w[at] = static_cast<uint16_t>(v | sign);
+                    EXPECT_EQ(scan(), v == lo || v == hi) << "n " << n << " at " << at << " word 0x" << std::hex << w[at];
+                    w[at] = keep;
+                }
+    }
 }
 
 // Downsampling reads a fraction of src: no pass over it, the fixups run.

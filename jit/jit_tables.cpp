@@ -145,6 +145,21 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
         const int64_t sw = c.simd_w;
         const size_t V = static_cast<size_t>(sw) * 4;
         t.wtab.assign(static_cast<size_t>(c.ow_vecs * c.rec_bytes), 0);
+        // Lane l's window index k into the slot at `at`: a dword, or vpshufb controls (AVX2
+        // 16-bit windows: nearest, and linear with jit_conf::shuf_windows). Those pick the word
+        // (bytes 2k, 2k + 1 into lane l's two bytes), or for bf16 linear put it into the top
+        // half of lane l's dword, which is its f32.
+        const bool word_ctrl = c.shuf_windows || (!lin && c.window && c.esize == 2 && sw == 8);
+        auto put_index = [&](size_t at, int64_t l, int32_t k) {
+            if (word_ctrl && lin && c.dt == data_type::bf16) {
+                put<uint32_t>(t.wtab, at + 4 * l, 0x8080u | uint32_t(2 * k) << 16 | uint32_t(2 * k + 1) << 24);
+            } else if (word_ctrl) {
+                t.wtab[at + 2 * l] = static_cast<uint8_t>(2 * k);
+                t.wtab[at + 2 * l + 1] = static_cast<uint8_t>(2 * k + 1);
+            } else {
+                put<int32_t>(t.wtab, at + 4 * l, k);
+            }
+        };
         pass_record r;
         for (int64_t v = 0; v < c.ow_vecs; ++v) {
             const size_t rec = static_cast<size_t>(v * c.rec_bytes);
@@ -154,29 +169,11 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
                 put<int32_t>(t.wtab, rec + 4, static_cast<int32_t>(r.base[1]));
             }
             for (int64_t l = 0; l < sw; ++l) {
-                if (lin && c.shuf_windows) {  // vpshufb controls (jit_conf::shuf_windows)
-                    for (int tp = 0; tp < 2; ++tp) {
-                        const int32_t k = tp ? r.ib[l] : r.ia[l];
-                        const size_t at = rec + static_cast<size_t>(tp + 1) * V;
-                        if (c.dt == data_type::bf16) {
-                            put<uint32_t>(t.wtab, at + 4 * l, 0x8080u | uint32_t(2 * k) << 16 | uint32_t(2 * k + 1) << 24);
-                        } else {
-                            t.wtab[at + 2 * l] = static_cast<uint8_t>(2 * k);
-                            t.wtab[at + 2 * l + 1] = static_cast<uint8_t>(2 * k + 1);
-                        }
-                    }
+                put_index(rec + V, l, r.ia[l]);
+                if (lin) {
+                    put_index(rec + 2 * V, l, r.ib[l]);
                     put<float>(t.wtab, rec + 3 * V + 4 * l, r.w0[l]);
                     put<float>(t.wtab, rec + 4 * V + 4 * l, r.w1[l]);
-                } else if (lin) {
-                    put<int32_t>(t.wtab, rec + V + 4 * l, r.ia[l]);
-                    put<int32_t>(t.wtab, rec + 2 * V + 4 * l, r.ib[l]);
-                    put<float>(t.wtab, rec + 3 * V + 4 * l, r.w0[l]);
-                    put<float>(t.wtab, rec + 4 * V + 4 * l, r.w1[l]);
-                } else if (c.window && c.esize == 2 && sw == 8) {  // AVX2 vpshufb control: two bytes per lane
-                    t.wtab[rec + V + 2 * l] = static_cast<uint8_t>(2 * r.ia[l]);
-                    t.wtab[rec + V + 2 * l + 1] = static_cast<uint8_t>(2 * r.ia[l] + 1);
-                } else {
-                    put<int32_t>(t.wtab, rec + V + 4 * l, r.ia[l]);
                 }
             }
         }

@@ -121,9 +121,13 @@ protected:
         side_ = kBoth;
         L(l_done);
     }
-    // Whether bf16_paths would branch at all (a flag offset was given): callers wrap loops in it
-    // only then, not to emit the same code twice.
-    bool bf16_branches() const { return clean_off_ >= 0 && side_ == kBoth; }
+    // body() once per side of the clean flag (its roundings then take no test each), where
+    // bf16_paths would branch; else once, not to emit the same code twice.
+    template <typename Body>
+    void bf16_each_side(Body &&body) {
+        if (clean_off_ >= 0 && side_ == kBoth) bf16_paths(body, body);
+        else body();
+    }
 
     int simd_w() const { return simd_w_; }
 

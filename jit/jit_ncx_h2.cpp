@@ -161,8 +161,7 @@ void jit_ncx_wpass<isa>::generate_h2() {
         if (c.ow_tail > 0) record_column(c.ow_full, c.ow_tail);
     };
     // bf16: the clean/full choice once per call, not per stored vector (the plane twice).
-    if (bf16_branches()) bf16_paths(plane, plane);
-    else plane();
+    bf16_each_side(plane);
     vzeroupper();
     for (const Reg64 &r : {r15, r14, r13, r12, rbx}) pop(r);
     ret();

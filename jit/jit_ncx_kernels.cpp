@@ -649,8 +649,7 @@ void jit_ncx_vblend<isa>::row(int out_es) {
                     advance(2);
                 }
             };
-            if (bf16_branches()) bf16_paths(pair_loop, pair_loop);
-            else pair_loop();
+            bf16_each_side(pair_loop);
             singles = c.ow_full % 2;
         }
     }

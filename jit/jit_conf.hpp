@@ -57,6 +57,8 @@ struct jit_conf {
     // for both rows, then each row's D step (8 FMA-pipe ops per output vector instead of 14).
     // Set when at least a quarter of the od repeat the taps of the od before; which od start
     // a pair is fixed per kernel (jit_tables::d_pair_start), so every thread split agrees.
+    // 3-D linear plane mode (NCX, separable NXC) uses the same pairs: one blend_hd2 call
+    // makes both planes from one set of H steps (jit_ncx_vblend).
     bool d_pairs = false;
     // NXC nearest: two consecutive output rows of one src row go to the row-pair kernel, which
     // stores every loaded vector twice (row_pairs, for pixels of whole vectors and H up >= 2x);
@@ -241,6 +243,8 @@ struct jit_pass_args {
     const void *rtab;   // nearest plane W pass: per output row, the s64 byte offset of its src row
     int64_t edges;      // h2: bit 0, also output row 0 (before the pairs); bit 1, row OH - 1 (after)
     int64_t flags;      // kFlag* bits of this execution
+    void *dst_b;        // 3-D plane blend, D pairs: the second od's first output row
+    float wdb0, wdb1;   // ... and its D weights
 };
 
 // The stream copy's ABI: one row of jit_conf::dst_row_bytes from src to dst (any alignment).

@@ -577,13 +577,14 @@ void jit_ncx_wpass<isa>::generate() {
 }
 
 template <cpu_isa isa>
-jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt, bool hd, bool plane)
+jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt, bool hd, bool plane, bool dpair)
     : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16),
       conf_(conf),
       final_(final_out),
       nt_(nt && final_out),
       hd_(hd),
-      plane_(plane) {
+      plane_(plane),
+      dpair_(dpair && hd && plane) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
 
@@ -592,22 +593,33 @@ void jit_ncx_vblend<isa>::row(int out_es) {
     const jit_conf &c = conf_;
     // One vector of results into r, from byte offset off of the f32 rows (scratch rows are
     // padded to whole vectors: full loads are safe).
-    auto blend = [&](const Vmm &r, int off) {
+    // dpair: od + 1's result into rb, from the same H steps.
+    auto blend = [&](const Vmm &r, int off, const Vmm &rb) {
         vmulps(r, vmm_w0, ptr[reg_a + off]);
         vfmadd231ps(r, vmm_w1, ptr[reg_b + off]);
         if (hd_) {  // the canonical order: H for D tap 0, H for D tap 1, then D
             vmulps(vmm_r1, vmm_w0, ptr[reg_c + off]);
             vfmadd231ps(vmm_r1, vmm_w1, ptr[reg_d + off]);
+            if (dpair_) {
+                vmulps(rb, vmm_wdb0, r);
+                vfmadd231ps(rb, vmm_wdb1, vmm_r1);
+            }
             vmulps(r, vmm_wd0, r);
             vfmadd231ps(r, vmm_wd1, vmm_r1);
         }
     };
+    // Where od + 1's output at byte offset off of od's goes (dpair).
+    auto at_b = [&](int64_t off) { return ptr[reg_dst + reg_boff + off]; };
     // Vector k of the current group: sources at k vectors of f32, the result at k of out_es.
     auto one = [&](int64_t n, int k = 0) {
-        blend(vmm_r, k * simd_w * 4);
-        const Address out = ptr[reg_dst + k * simd_w * out_es];
-        if (final_) store_f32(c.dt, out, vmm_r, n, nt_);
-        else vmovups(out, vmm_r);
+        blend(vmm_r, k * simd_w * 4, vmm_rb);
+        const int64_t off = k * simd_w * out_es;
+        if (final_) {
+            store_f32(c.dt, ptr[reg_dst + off], vmm_r, n, nt_);
+            if (dpair_) store_f32(c.dt, at_b(off), vmm_rb, n);
+        } else {
+            vmovups(ptr[reg_dst + off], vmm_r);
+        }
     };
     auto advance = [&](int vecs) {
         for (const Reg64 &r : hd_ ? std::vector<Reg64>{reg_a, reg_b, reg_c, reg_d} : std::vector<Reg64>{reg_a, reg_b})
@@ -626,11 +638,17 @@ void jit_ncx_vblend<isa>::row(int out_es) {
             const Ymm r2(6);
             const int64_t n_pairs = c.ow_full / 2;
             auto pair = [&](int k) {
-                blend(vmm_r, 2 * k * simd_w * 4);
-                blend(r2, (2 * k + 1) * simd_w * 4);
-                cvt2_to_bf16(vmm_r, r2, !c.bf16_lane_split);  // lane-split rows: in order as packed
-                // else rows start 16-byte aligned only
-                store_bf16_pair(ptr[reg_dst + 2 * k * simd_w * out_es], nt_, c.row_out % 16 == 0);
+                blend(vmm_r, 2 * k * simd_w * 4, vmm_rb);
+                blend(r2, (2 * k + 1) * simd_w * 4, vmm_rb2);
+                // Lane-split rows: in order as packed. Rows start 16-byte aligned only, unless
+                // their length is a multiple of 16 elements.
+                const int64_t off = 2 * k * simd_w * out_es;
+                cvt2_to_bf16(vmm_r, r2, !c.bf16_lane_split);
+                store_bf16_pair(ptr[reg_dst + off], nt_, c.row_out % 16 == 0);
+                if (dpair_) {
+                    cvt2_to_bf16(vmm_rb, vmm_rb2, !c.bf16_lane_split);
+                    store_bf16_pair(at_b(off), false, c.row_out % 16 == 0);
+                }
             };
             auto pair_loop = [&] {
                 if (n_pairs >= 2) {
@@ -695,6 +713,13 @@ void jit_ncx_vblend<isa>::generate() {
         // tail's bytes. Each H record: s64 offset a, s64 offset b, f32 w0, f32 w1.
         push(reg_tab);
         push(reg_rows);
+        if (dpair_) {
+            push(reg_boff);
+            mov(reg_boff, PARG(dst_b));
+            sub(reg_boff, reg_dst);
+            vbroadcastss(vmm_wdb0, PARG(wdb0));
+            vbroadcastss(vmm_wdb1, PARG(wdb1));
+        }
         mov(reg_base_a, PARG(src));
         if (hd_) mov(reg_base_c, PARG(src_c));
         mov(reg_tab, PARG(tab));
@@ -719,6 +744,7 @@ void jit_ncx_vblend<isa>::generate() {
             dec(reg_rows);
             jnz(l_row, T_NEAR);
         }
+        if (dpair_) pop(reg_boff);
         pop(reg_rows);
         pop(reg_tab);
     }

@@ -107,7 +107,11 @@ public:
     // plane (conf.plane_mode): jit_pass_args::rows output rows in one call; row i blends the
     // W-plane rows at byte offsets (a, b) with weights (w0, w1) from the 24-byte record i of
     // tab (jit_tables::hrows), within src (and, hd, within src_c, with wd0 and wd1).
-    jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt = false, bool hd = false, bool plane = false);
+    // dpair (hd and plane, conf.d_pairs): two output planes, od at dst and od + 1 at dst_b with
+    // D weights (wdb0, wdb1), whose D taps are the same: each vector's two H steps serve both
+    // D steps, so per output vector 2 loads and 4 FMA-pipe ops instead of 4 and 6.
+    jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt = false, bool hd = false, bool plane = false,
+                   bool dpair = false);
     void generate();
     using fn_t = void (*)(const jit_pass_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -116,14 +120,17 @@ private:
     using Vmm = typename isa_traits<isa>::Vmm;
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     const jit_conf &conf_;
-    const bool final_, nt_, hd_, plane_;
+    const bool final_, nt_, hd_, plane_, dpair_;
 
     const Xbyak::Reg64 reg_args = rdi, reg_a = rsi, reg_b = rdx, reg_dst = rcx, reg_cnt = r8;
     const Xbyak::Reg64 reg_c = r9, reg_d = r10;
     const Xbyak::Reg64 reg_base_a = r11, reg_base_c = rax, reg_tab = rbx, reg_rows = r12;  // plane
+    const Xbyak::Reg64 reg_boff = r13;  // dpair: dst_b - dst; saved and restored
     void row(int out_es);  // one output row from reg_a.. into reg_dst (advances all of them)
     const Vmm vmm_w0 = Vmm(0), vmm_w1 = Vmm(1), vmm_r = Vmm(2);
     const Vmm vmm_wd0 = Vmm(3), vmm_wd1 = Vmm(4), vmm_r1 = Vmm(5);
+    // dpair: od + 1's D weights and results (free of the temporaries and the mask, 7-10, 14).
+    const Vmm vmm_wdb0 = Vmm(11), vmm_wdb1 = Vmm(12), vmm_rb = Vmm(13), vmm_rb2 = Vmm(15);
 };
 
 }  // namespace xinterp

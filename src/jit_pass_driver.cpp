@@ -45,6 +45,7 @@ public:
         const std::string blend = std::string(plane ? "plane_" : "") + (prob().k == 3 && !fused ? "blend_hd" : "blend");
         if (blend_final_) v.push_back(part(blend.c_str(), *blend_final_));
         if (blend_final_nt_) v.push_back(part((blend + "_nt").c_str(), *blend_final_nt_));
+        if (blend_pair_) v.push_back(part((blend + "2").c_str(), *blend_pair_));
         if (stream_) v.push_back(part("row_stream", *stream_));
         return v;
     }
@@ -112,12 +113,16 @@ private:
                 blend_final_nt_ = std::make_unique<vblend_t>(conf_, true, true, hd, plane);
                 blend_final_nt_->generate();
             }
+            if (hd && plane && conf_.d_pairs) {  // od pairs with the same D taps (run_planes; never NT)
+                blend_pair_ = std::make_unique<vblend_t>(conf_, true, false, true, true, true);
+                blend_pair_->generate();
+            }
         }
     }
 
     std::unique_ptr<wpass_t> wpass_, wpass_nt_, h2_;
     std::unique_ptr<wrow_t> wrow_;
-    std::unique_ptr<vblend_t> blend_final_, blend_final_nt_;
+    std::unique_ptr<vblend_t> blend_final_, blend_final_nt_, blend_pair_;
     std::unique_ptr<jit_stream_copy> stream_;
 
     // Index of src row (plane, id, ih) among all src rows: its key and its offset / row bytes.
@@ -296,9 +301,13 @@ private:
             return planes + victim * conf_.wplane_bytes;
         };
         const auto blend = pick(x.nt, blend_final_, blend_final_nt_);
+        const auto blend_pair = blend_pair_ ? blend_pair_->fn() : nullptr;
+        const int64_t plane_rows = p.out[1], plane_bytes = plane_rows * conf_.dst_row_bytes;
+        int64_t done_to = r0;  // rows below it were written with the plane before (D pairs)
         jit_pass_args ba{};
         ba.flags = x.flags;
         for_plane_runs(r0, r1, [&](const row_id &o, int64_t r, int64_t n) {
+            if (r < done_to) return;
             const linear_tap &td = tables_.d.lin[o.od];
             const int64_t k0 = o.plane * p.in[0] + td.i0, k1 = o.plane * p.in[0] + td.i1;
             if (hplanes) {  // row i: wd0 * H-plane(i0) row i + wd1 * H-plane(i1) row i
@@ -324,6 +333,17 @@ private:
             ba.tab = tables_.hrows.data() + o.oh * 24;
             ba.dst = dst + r * conf_.dst_row_bytes;
             ba.rows = n;
+            // A whole plane whose od starts a D pair, with od + 1's whole plane in this range:
+            // both from one call (the same D taps, so the same W-planes).
+            if (blend_pair && n == plane_rows && tables_.d_pair_start[o.od] && r + 2 * plane_rows <= r1) {
+                const linear_tap &tb = tables_.d.lin[o.od + 1];
+                ba.dst_b = static_cast<uint8_t *>(ba.dst) + plane_bytes;
+                ba.wdb0 = tb.w0;
+                ba.wdb1 = tb.w1;
+                blend_pair(&ba);
+                done_to = r + 2 * plane_rows;
+                return;
+            }
             blend(&ba);
         });
     }

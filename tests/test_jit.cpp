@@ -459,6 +459,47 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
     });
 }
 
+// 3-D plane-mode blends in D pairs (NCX, separable NXC): planes od and od + 1 with the same D
+// taps from one call, sharing each vector's H steps. OW across simd_w and the bf16 pair width
+// (8, 16) with tails, odd D ratios, both ctms, 1 and 2 threads (odd plane counts, so a split
+// cuts pairs, which then go singly), specials on every other case; with NT stores the pairs
+// are off (jit_conf.cpp), which the second half of for_nt_and_threads checks.
+TEST(jit_bitwise, plane_blend_d_pairs) {
+    REQUIRE_AVX2();
+    auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
+    struct shape {
+        data_format f;
+        int64_t c;
+        std::vector<int64_t> in, out;
+    };
+    const std::vector<shape> shapes = {
+        {data_format::ncx, 3, {3, 5, 4}, {7, 9, 7}},    // D 2.33x, OW = simd_w - 1
+        {data_format::ncx, 1, {4, 6, 8}, {9, 12, 16}},  // OW = 2 simd_w: one bf16 pair
+        {data_format::ncx, 5, {2, 7, 9}, {5, 13, 17}},  // OW = 2 simd_w + 1
+        {data_format::ncx, 2, {5, 3, 3}, {11, 6, 9}},   // OW = simd_w + 1
+        {data_format::nxc, 3, {3, 4, 5}, {6, 8, 11}},   // C < simd_w: flat rows of 33
+        {data_format::nxc, 16, {3, 8, 8}, {7, 16, 16}},  // separable NXC (bf16: lane split)
+        {data_format::nxc, 24, {2, 6, 5}, {5, 12, 10}}};
+    uint32_t seed = 700;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (const shape &sh : shapes)
+            for (auto t : kTypes)
+                for (auto ct : kCtms) {
+                    const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).ctm(ct).dt(t);
+                    const jit_conf c = conf(d);
+                    if (c.pass_engine || c.nxc_separable) {
+                        EXPECT_TRUE(c.plane_mode && !c.fuse_h) << describe(d);
+                        EXPECT_EQ(c.d_pairs, !c.nt_eligible) << describe(d);
+                    }
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
+                        << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                }
+    });
+    // D down or D taps that never repeat: no pairs.
+    EXPECT_FALSE(conf(problem_builder().src({1, 2, 16, 8, 8}).sizes({8, 16, 16}).fmt(data_format::ncx).mode(mode::linear)).d_pairs);
+}
+
 // The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both
 // read the same elements, so both must give the reference's bits on every host.
 TEST(jit_bitwise, both_gather_spellings) {

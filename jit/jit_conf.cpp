@@ -414,6 +414,12 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     // 1.05-1.75x slower than one, and od + 1 through scratch and a stream copy gained nothing
     // (0.9-1.2x, by dtype), however much the pairs saved in the blend.
     if (lin && c.k == 3 && c.plane_mode && !c.fuse_h && !c.nt_eligible) c.d_pairs = scan_h_links(p, 0).same * 4 >= p.out[0];
+    // Separable 2-D in row mode: rows with the same H taps in pairs (jit_conf.hpp, h_pairs).
+    // A/B on the dev VM: img_up linear 0.89-0.99x the time (NCX, NXC, all dtypes), r15to73
+    // NXC f32 0.85x, 64 -> 256 NXC C = 21 f32 0.77x, fpn_2x NXC bf16 0.93-0.95x. With NT
+    // stores (seg_8x NXC) it was neutral, so those keep single rows.
+    const bool row_mode = (c.pass_engine || c.nxc_separable) && !c.plane_mode && !c.fuse_h && !c.h2_pairs;
+    if (lin && c.k == 2 && row_mode && !c.nt_eligible) c.h_pairs = hl.same * 4 >= p.out[1];
     c.ok = true;
     return c;
 }

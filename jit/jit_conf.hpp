@@ -60,6 +60,10 @@ struct jit_conf {
     // 3-D linear plane mode (NCX, separable NXC) uses the same pairs: one blend_hd2 call
     // makes both planes from one set of H steps (jit_ncx_vblend).
     bool d_pairs = false;
+    // Separable 2-D linear in row mode (the W-row LRU; NCX, separable NXC): output rows oh and
+    // oh + 1 with the same H taps go to one blend2 call, which loads each vector of the two W
+    // rows once for both (jit_ncx_vblend). Set as d_pairs is, on the H axis.
+    bool h_pairs = false;
     // NXC nearest: two consecutive output rows of one src row go to the row-pair kernel, which
     // stores every loaded vector twice (row_pairs, for pixels of whole vectors and H up >= 2x);
     // with copy_rows, a row that repeats the previous row's src row is a memcpy of it (pixels
@@ -243,8 +247,8 @@ struct jit_pass_args {
     const void *rtab;   // nearest plane W pass: per output row, the s64 byte offset of its src row
     int64_t edges;      // h2: bit 0, also output row 0 (before the pairs); bit 1, row OH - 1 (after)
     int64_t flags;      // kFlag* bits of this execution
-    void *dst_b;        // 3-D plane blend, D pairs: the second od's first output row
-    float wdb0, wdb1;   // ... and its D weights
+    void *dst_b;        // blend pairs: the second output (D pairs: od + 1's first row; H pairs: oh + 1)
+    float wb0, wb1;     // ... and its weights (D, or H)
 };
 
 // The stream copy's ABI: one row of jit_conf::dst_row_bytes from src to dst (any alignment).

@@ -577,14 +577,14 @@ void jit_ncx_wpass<isa>::generate() {
 }
 
 template <cpu_isa isa>
-jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt, bool hd, bool plane, bool dpair)
+jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt, bool hd, bool plane, bool pair)
     : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16),
       conf_(conf),
       final_(final_out),
       nt_(nt && final_out),
       hd_(hd),
       plane_(plane),
-      dpair_(dpair && hd && plane) {
+      pair_(pair && final_out && hd == plane) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
 
@@ -593,22 +593,31 @@ void jit_ncx_vblend<isa>::row(int out_es) {
     const jit_conf &c = conf_;
     // One vector of results into r, from byte offset off of the f32 rows (scratch rows are
     // padded to whole vectors: full loads are safe).
-    // dpair: od + 1's result into rb, from the same H steps.
+    // pair: the second output's result into rb, from the same loads (H pairs) or H steps (D).
     auto blend = [&](const Vmm &r, int off, const Vmm &rb) {
+        if (pair_ && !hd_) {
+            vmovups(vmm_ta, ptr[reg_a + off]);
+            vmovups(vmm_tb, ptr[reg_b + off]);
+            vmulps(r, vmm_w0, vmm_ta);
+            vfmadd231ps(r, vmm_w1, vmm_tb);
+            vmulps(rb, vmm_wb0, vmm_ta);
+            vfmadd231ps(rb, vmm_wb1, vmm_tb);
+            return;
+        }
         vmulps(r, vmm_w0, ptr[reg_a + off]);
         vfmadd231ps(r, vmm_w1, ptr[reg_b + off]);
         if (hd_) {  // the canonical order: H for D tap 0, H for D tap 1, then D
             vmulps(vmm_r1, vmm_w0, ptr[reg_c + off]);
             vfmadd231ps(vmm_r1, vmm_w1, ptr[reg_d + off]);
-            if (dpair_) {
-                vmulps(rb, vmm_wdb0, r);
-                vfmadd231ps(rb, vmm_wdb1, vmm_r1);
+            if (pair_) {
+                vmulps(rb, vmm_wb0, r);
+                vfmadd231ps(rb, vmm_wb1, vmm_r1);
             }
             vmulps(r, vmm_wd0, r);
             vfmadd231ps(r, vmm_wd1, vmm_r1);
         }
     };
-    // Where od + 1's output at byte offset off of od's goes (dpair).
+    // Where the second output's byte at offset off of the first's goes (pair).
     auto at_b = [&](int64_t off) { return ptr[reg_dst + reg_boff + off]; };
     // Vector k of the current group: sources at k vectors of f32, the result at k of out_es.
     auto one = [&](int64_t n, int k = 0) {
@@ -616,7 +625,7 @@ void jit_ncx_vblend<isa>::row(int out_es) {
         const int64_t off = k * simd_w * out_es;
         if (final_) {
             store_f32(c.dt, ptr[reg_dst + off], vmm_r, n, nt_);
-            if (dpair_) store_f32(c.dt, at_b(off), vmm_rb, n);
+            if (pair_) store_f32(c.dt, at_b(off), vmm_rb, n);
         } else {
             vmovups(ptr[reg_dst + off], vmm_r);
         }
@@ -645,7 +654,7 @@ void jit_ncx_vblend<isa>::row(int out_es) {
                 const int64_t off = 2 * k * simd_w * out_es;
                 cvt2_to_bf16(vmm_r, r2, !c.bf16_lane_split);
                 store_bf16_pair(ptr[reg_dst + off], nt_, c.row_out % 16 == 0);
-                if (dpair_) {
+                if (pair_) {
                     cvt2_to_bf16(vmm_rb, vmm_rb2, !c.bf16_lane_split);
                     store_bf16_pair(at_b(off), false, c.row_out % 16 == 0);
                 }
@@ -694,6 +703,13 @@ void jit_ncx_vblend<isa>::generate() {
     const jit_conf &c = conf_;
     const int out_es = final_ ? c.esize : 4;
     mov(reg_dst, PARG(dst));
+    if (pair_) {
+        push(reg_boff);
+        mov(reg_boff, PARG(dst_b));
+        sub(reg_boff, reg_dst);
+        vbroadcastss(vmm_wb0, PARG(wb0));
+        vbroadcastss(vmm_wb1, PARG(wb1));
+    }
     if (hd_) {
         vbroadcastss(vmm_wd0, PARG(wd0));
         vbroadcastss(vmm_wd1, PARG(wd1));
@@ -713,13 +729,6 @@ void jit_ncx_vblend<isa>::generate() {
         // tail's bytes. Each H record: s64 offset a, s64 offset b, f32 w0, f32 w1.
         push(reg_tab);
         push(reg_rows);
-        if (dpair_) {
-            push(reg_boff);
-            mov(reg_boff, PARG(dst_b));
-            sub(reg_boff, reg_dst);
-            vbroadcastss(vmm_wdb0, PARG(wdb0));
-            vbroadcastss(vmm_wdb1, PARG(wdb1));
-        }
         mov(reg_base_a, PARG(src));
         if (hd_) mov(reg_base_c, PARG(src_c));
         mov(reg_tab, PARG(tab));
@@ -744,10 +753,10 @@ void jit_ncx_vblend<isa>::generate() {
             dec(reg_rows);
             jnz(l_row, T_NEAR);
         }
-        if (dpair_) pop(reg_boff);
         pop(reg_rows);
         pop(reg_tab);
     }
+    if (pair_) pop(reg_boff);
     vzeroupper();
     ret();
     finish_code();

@@ -107,11 +107,13 @@ public:
     // plane (conf.plane_mode): jit_pass_args::rows output rows in one call; row i blends the
     // W-plane rows at byte offsets (a, b) with weights (w0, w1) from the 24-byte record i of
     // tab (jit_tables::hrows), within src (and, hd, within src_c, with wd0 and wd1).
-    // dpair (hd and plane, conf.d_pairs): two output planes, od at dst and od + 1 at dst_b with
-    // D weights (wdb0, wdb1), whose D taps are the same: each vector's two H steps serve both
-    // D steps, so per output vector 2 loads and 4 FMA-pipe ops instead of 4 and 6.
+    // pair: a second output at dst_b, with weights (wb0, wb1), from the same sources. hd and
+    // plane (conf.d_pairs): planes od and od + 1, whose D taps are the same: each vector's two
+    // H steps serve both D steps, so per output vector 2 loads and 4 FMA-pipe ops instead of 4
+    // and 6. 2-D, not plane (conf.h_pairs): rows oh and oh + 1 with the same H taps: each
+    // vector of the two W rows is loaded once for both (1 load per output vector, not 2).
     jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt = false, bool hd = false, bool plane = false,
-                   bool dpair = false);
+                   bool pair = false);
     void generate();
     using fn_t = void (*)(const jit_pass_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -120,17 +122,19 @@ private:
     using Vmm = typename isa_traits<isa>::Vmm;
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     const jit_conf &conf_;
-    const bool final_, nt_, hd_, plane_, dpair_;
+    const bool final_, nt_, hd_, plane_, pair_;
 
     const Xbyak::Reg64 reg_args = rdi, reg_a = rsi, reg_b = rdx, reg_dst = rcx, reg_cnt = r8;
     const Xbyak::Reg64 reg_c = r9, reg_d = r10;
     const Xbyak::Reg64 reg_base_a = r11, reg_base_c = rax, reg_tab = rbx, reg_rows = r12;  // plane
-    const Xbyak::Reg64 reg_boff = r13;  // dpair: dst_b - dst; saved and restored
+    const Xbyak::Reg64 reg_boff = r13;  // pair: dst_b - dst; saved and restored
     void row(int out_es);  // one output row from reg_a.. into reg_dst (advances all of them)
     const Vmm vmm_w0 = Vmm(0), vmm_w1 = Vmm(1), vmm_r = Vmm(2);
     const Vmm vmm_wd0 = Vmm(3), vmm_wd1 = Vmm(4), vmm_r1 = Vmm(5);
-    // dpair: od + 1's D weights and results (free of the temporaries and the mask, 7-10, 14).
-    const Vmm vmm_wdb0 = Vmm(11), vmm_wdb1 = Vmm(12), vmm_rb = Vmm(13), vmm_rb2 = Vmm(15);
+    // pair: the second output's weights and results (free of the temporaries and the mask,
+    // 7-10, 14); H pairs load the two W rows' vectors into 3 and 4 (free without hd).
+    const Vmm vmm_wb0 = Vmm(11), vmm_wb1 = Vmm(12), vmm_rb = Vmm(13), vmm_rb2 = Vmm(15);
+    const Vmm vmm_ta = Vmm(3), vmm_tb = Vmm(4);
 };
 
 }  // namespace xinterp

@@ -113,8 +113,9 @@ private:
                 blend_final_nt_ = std::make_unique<vblend_t>(conf_, true, true, hd, plane);
                 blend_final_nt_->generate();
             }
-            if (hd && plane && conf_.d_pairs) {  // od pairs with the same D taps (run_planes; never NT)
-                blend_pair_ = std::make_unique<vblend_t>(conf_, true, false, true, true, true);
+            // Pairs with the same D taps (run_planes) or H taps (run_linear); never NT.
+            if ((hd && plane && conf_.d_pairs) || (p.k == 2 && !plane && conf_.h_pairs)) {
+                blend_pair_ = std::make_unique<vblend_t>(conf_, true, false, hd, plane, true);
                 blend_pair_->generate();
             }
         }
@@ -338,8 +339,8 @@ private:
             if (blend_pair && n == plane_rows && tables_.d_pair_start[o.od] && r + 2 * plane_rows <= r1) {
                 const linear_tap &tb = tables_.d.lin[o.od + 1];
                 ba.dst_b = static_cast<uint8_t *>(ba.dst) + plane_bytes;
-                ba.wdb0 = tb.w0;
-                ba.wdb1 = tb.w1;
+                ba.wb0 = tb.w0;
+                ba.wb1 = tb.w1;
                 blend_pair(&ba);
                 done_to = r + 2 * plane_rows;
                 return;
@@ -362,6 +363,7 @@ private:
         const auto wpass = wpass_ ? wpass_->fn() : nullptr;         // into scratch, or k == 1: dst
         const auto wpass_final = pick(nt, wpass_, wpass_nt_);       // k == 1, or fused k == 2
         const auto blend_final = pick(nt, blend_final_, blend_final_nt_);
+        const auto blend_pair = blend_pair_ ? blend_pair_->fn() : nullptr;  // H pairs
         jit_pass_args wa{};
         wa.tab = tables_.wtab.data();
         wa.scratch = stage;
@@ -420,6 +422,17 @@ private:
                 if (p.k == 3) {
                     ba.src_c = w_row(pin[2], pin);
                     ba.src_d = w_row(pin[3], pin);
+                }
+                // Rows oh and oh + 1 (in this range) with the same H taps: one call for both.
+                const linear_tap *tn = o.oh + 1 < p.out[1] ? &tables_.h.lin[o.oh + 1] : nullptr;
+                if (blend_pair && tn && r + 1 < r1 && tn->i0 == th.i0 && tn->i1 == th.i1) {
+                    ba.dst_b = out + conf_.dst_row_bytes;
+                    ba.wb0 = tn->w0;
+                    ba.wb1 = tn->w1;
+                    blend_pair(&ba);
+                    ++r;
+                    step(o);
+                    continue;
                 }
                 blend_final(&ba);
                 continue;

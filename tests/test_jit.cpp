@@ -500,6 +500,44 @@ TEST(jit_bitwise, plane_blend_d_pairs) {
     EXPECT_FALSE(conf(problem_builder().src({1, 2, 16, 8, 8}).sizes({8, 16, 16}).fmt(data_format::ncx).mode(mode::linear)).d_pairs);
 }
 
+// Separable 2-D in row mode (the W-row LRU) with H pairs: rows oh and oh + 1 with the same H
+// taps from one blend2 call. NCX and flat NXC rows too long for plane mode, separable NXC
+// (bf16 at 2x, every dtype at 4x and up); OW tails; odd OH at 2 threads, so a split cuts
+// pairs; specials on every other case. With NT stores the pairs are off.
+TEST(jit_bitwise, blend_h_pairs) {
+    REQUIRE_AVX2();
+    auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
+    struct shape {
+        data_format f;
+        int64_t c;
+        std::vector<int64_t> in, out;
+        bool bf16_only;
+    };
+    const std::vector<shape> shapes = {
+        {data_format::nxc, 16, {9, 9}, {19, 17}, true},       // separable bf16, 2x
+        {data_format::nxc, 24, {4, 6}, {17, 25}, false},      // separable at 4x
+        {data_format::nxc, 3, {30, 400}, {71, 900}, false},   // flat rows of 2700: row mode
+        {data_format::ncx, 2, {40, 1100}, {97, 2100}, false}};  // W-plane 336 KiB: row mode
+    uint32_t seed = 800;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (const shape &sh : shapes)
+            for (auto t : kTypes)
+                for (auto ct : kCtms) {
+                    if (sh.bf16_only && t != data_type::bf16) continue;
+                    if (sh.in[1] > 100 && (threads == 2) != (ct == kCtms[0])) continue;  // the big ones once per NT setting and threads
+                    const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).ctm(ct).dt(t);
+                    const jit_conf c = conf(d);
+                    EXPECT_TRUE((c.pass_engine || c.nxc_separable) && !c.plane_mode && !c.fuse_h) << describe(d);
+                    EXPECT_EQ(c.h_pairs, !c.nt_eligible) << describe(d);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
+                        << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                }
+    });
+    // H down: no pairs.
+    EXPECT_FALSE(conf(problem_builder().src({1, 2, 80, 1100}).sizes({40, 2100}).fmt(data_format::ncx).mode(mode::linear)).h_pairs);
+}
+
 // The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both
 // read the same elements, so both must give the reference's bits on every host.
 TEST(jit_bitwise, both_gather_spellings) {

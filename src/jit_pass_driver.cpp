@@ -113,17 +113,22 @@ private:
                 blend_final_nt_ = std::make_unique<vblend_t>(conf_, true, true, hd, plane);
                 blend_final_nt_->generate();
             }
-            // Pairs with the same D taps (run_planes) or H taps (run_linear); never NT.
+            // Pairs with the same D taps (run_planes) or H taps (run_linear). The NT variant
+            // stores the first output with NT stores and the second with plain ones.
             if ((hd && plane && conf_.d_pairs) || (p.k == 2 && !plane && conf_.h_pairs)) {
                 blend_pair_ = std::make_unique<vblend_t>(conf_, true, false, hd, plane, true);
                 blend_pair_->generate();
+                if (conf_.nt_eligible) {
+                    blend_pair_nt_ = std::make_unique<vblend_t>(conf_, true, true, hd, plane, true);
+                    blend_pair_nt_->generate();
+                }
             }
         }
     }
 
     std::unique_ptr<wpass_t> wpass_, wpass_nt_, h2_;
     std::unique_ptr<wrow_t> wrow_;
-    std::unique_ptr<vblend_t> blend_final_, blend_final_nt_, blend_pair_;
+    std::unique_ptr<vblend_t> blend_final_, blend_final_nt_, blend_pair_, blend_pair_nt_;
     std::unique_ptr<jit_stream_copy> stream_;
 
     // Index of src row (plane, id, ih) among all src rows: its key and its offset / row bytes.
@@ -302,7 +307,7 @@ private:
             return planes + victim * conf_.wplane_bytes;
         };
         const auto blend = pick(x.nt, blend_final_, blend_final_nt_);
-        const auto blend_pair = blend_pair_ ? blend_pair_->fn() : nullptr;
+        const auto blend_pair = blend_pair_ ? pick(x.nt, blend_pair_, blend_pair_nt_) : nullptr;
         const int64_t plane_rows = p.out[1], plane_bytes = plane_rows * conf_.dst_row_bytes;
         int64_t done_to = r0;  // rows below it were written with the plane before (D pairs)
         jit_pass_args ba{};

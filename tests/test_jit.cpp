@@ -434,7 +434,8 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
     auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
     EXPECT_TRUE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear)).d_pairs);
     EXPECT_FALSE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({8, 128, 128}).mode(mode::linear)).d_pairs);  // D down
-    EXPECT_FALSE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear).dt(data_type::bf16)).d_pairs);
+    const jit_conf vb = conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear).dt(data_type::bf16));
+    EXPECT_TRUE(vb.nxc_separable && vb.plane_mode && vb.d_pairs);  // bf16 is separable: the plane blends' pairs
     uint32_t seed = 120;
     struct shape {
         std::vector<int64_t> in, out;
@@ -462,8 +463,8 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
 // 3-D plane-mode blends in D pairs (NCX, separable NXC): planes od and od + 1 with the same D
 // taps from one call, sharing each vector's H steps. OW across simd_w and the bf16 pair width
 // (8, 16) with tails, odd D ratios, both ctms, 1 and 2 threads (odd plane counts, so a split
-// cuts pairs, which then go singly), specials on every other case; with NT stores the pairs
-// are off (jit_conf.cpp), which the second half of for_nt_and_threads checks.
+// cuts pairs, which then go singly), specials on every other case; with NT stores (the second
+// half of for_nt_and_threads) 16-bit pairs store od + 1 plainly and f32 has no pairs.
 TEST(jit_bitwise, plane_blend_d_pairs) {
     REQUIRE_AVX2();
     auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
@@ -489,7 +490,7 @@ TEST(jit_bitwise, plane_blend_d_pairs) {
                     const jit_conf c = conf(d);
                     if (c.pass_engine || c.nxc_separable) {
                         EXPECT_TRUE(c.plane_mode && !c.fuse_h) << describe(d);
-                        EXPECT_EQ(c.d_pairs, !c.nt_eligible) << describe(d);
+                        EXPECT_EQ(c.d_pairs, !c.nt_eligible || t != data_type::f32) << describe(d);
                     }
                     ++seed;
                     ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)

@@ -460,83 +460,81 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
     });
 }
 
-// 3-D plane-mode blends in D pairs (NCX, separable NXC): planes od and od + 1 with the same D
-// taps from one call, sharing each vector's H steps. OW across simd_w and the bf16 pair width
-// (8, 16) with tails, odd D ratios, both ctms, 1 and 2 threads (odd plane counts, so a split
-// cuts pairs, which then go singly), specials on every other case; with NT stores (the second
-// half of for_nt_and_threads) 16-bit pairs store od + 1 plainly and f32 has no pairs.
-TEST(jit_bitwise, plane_blend_d_pairs) {
-    REQUIRE_AVX2();
-    auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
-    struct shape {
-        data_format f;
-        int64_t c;
-        std::vector<int64_t> in, out;
-    };
-    const std::vector<shape> shapes = {
-        {data_format::ncx, 3, {3, 5, 4}, {7, 9, 7}},    // D 2.33x, OW = simd_w - 1
-        {data_format::ncx, 1, {4, 6, 8}, {9, 12, 16}},  // OW = 2 simd_w: one bf16 pair
-        {data_format::ncx, 5, {2, 7, 9}, {5, 13, 17}},  // OW = 2 simd_w + 1
-        {data_format::ncx, 2, {5, 3, 3}, {11, 6, 9}},   // OW = simd_w + 1
-        {data_format::nxc, 3, {3, 4, 5}, {6, 8, 11}},   // C < simd_w: flat rows of 33
-        {data_format::nxc, 16, {3, 8, 8}, {7, 16, 16}},  // separable NXC (bf16: lane split)
-        {data_format::nxc, 24, {2, 6, 5}, {5, 12, 10}}};
-    uint32_t seed = 700;
+// Linear problems, one per (shape, dtype, ctm), at each NT setting and thread count
+// (for_nt_and_threads): skip(d, threads) leaves one out, expect(d, conf) checks its kernel's
+// configuration, and its output must be the reference's bits (specials in every other case).
+struct layout_shape {
+    data_format f;
+    int64_t c;
+    std::vector<int64_t> in, out;
+};
+void sweep_linear(const std::vector<layout_shape> &shapes, uint32_t seed, const std::function<bool(const op_desc &, int)> &skip,
+                  const std::function<void(const op_desc &, const jit_conf &)> &expect) {
     for_nt_and_threads([&](size_t nt_bytes, int threads) {
-        for (const shape &sh : shapes)
+        for (const layout_shape &sh : shapes)
             for (auto t : kTypes)
                 for (auto ct : kCtms) {
                     const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).ctm(ct).dt(t);
-                    const jit_conf c = conf(d);
-                    if (c.pass_engine || c.nxc_separable) {
-                        EXPECT_TRUE(c.plane_mode && !c.fuse_h) << describe(d);
-                        EXPECT_EQ(c.d_pairs, !c.nt_eligible || t != data_type::f32) << describe(d);
-                    }
+                    if (skip(d, threads)) continue;
+                    expect(d, make_jit_conf(make_problem(d), cpu_isa::avx2));
                     ++seed;
                     ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
                         << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
                 }
     });
-    // D down or D taps that never repeat: no pairs.
-    EXPECT_FALSE(conf(problem_builder().src({1, 2, 16, 8, 8}).sizes({8, 16, 16}).fmt(data_format::ncx).mode(mode::linear)).d_pairs);
+}
+
+// 3-D plane-mode blends in D pairs (NCX, separable NXC): planes od and od + 1 with the same D
+// taps from one call, sharing each vector's H steps. OW across simd_w and the bf16 pair width
+// (8, 16) with tails, odd D ratios, both ctms, 1 and 2 threads (odd plane counts, so a split
+// cuts pairs, which then go singly); with NT stores (the second half of for_nt_and_threads)
+// 16-bit pairs store od + 1 plainly and f32 has no pairs.
+TEST(jit_bitwise, plane_blend_d_pairs) {
+    REQUIRE_AVX2();
+    const std::vector<layout_shape> shapes = {
+        {data_format::ncx, 3, {3, 5, 4}, {7, 9, 7}},     // D 2.33x, OW = simd_w - 1
+        {data_format::ncx, 1, {4, 6, 8}, {9, 12, 16}},   // OW = 2 simd_w: one bf16 pair
+        {data_format::ncx, 5, {2, 7, 9}, {5, 13, 17}},   // OW = 2 simd_w + 1
+        {data_format::ncx, 2, {5, 3, 3}, {11, 6, 9}},    // OW = simd_w + 1
+        {data_format::nxc, 3, {3, 4, 5}, {6, 8, 11}},    // C < simd_w: flat rows of 33
+        {data_format::nxc, 16, {3, 8, 8}, {7, 16, 16}},  // separable NXC (bf16: lane split)
+        {data_format::nxc, 24, {2, 6, 5}, {5, 12, 10}}};
+    sweep_linear(shapes, 700, [](const op_desc &, int) { return false; },
+                 [](const op_desc &d, const jit_conf &c) {
+                     if (!c.pass_engine && !c.nxc_separable) return;  // f32/f16 NXC C >= simd_w: direct
+                     EXPECT_TRUE(c.plane_mode && !c.fuse_h) << describe(d);
+                     EXPECT_EQ(c.d_pairs, !c.nt_eligible || d.dt != data_type::f32) << describe(d);
+                 });
+    // D down: no pairs.
+    const auto down = problem_builder().src({1, 2, 16, 8, 8}).sizes({8, 16, 16}).fmt(data_format::ncx).mode(mode::linear);
+    EXPECT_FALSE(make_jit_conf(make_problem(down), cpu_isa::avx2).d_pairs);
 }
 
 // Separable 2-D in row mode (the W-row LRU) with H pairs: rows oh and oh + 1 with the same H
 // taps from one blend2 call. NCX and flat NXC rows too long for plane mode, separable NXC
 // (bf16 at 2x, every dtype at 4x and up); OW tails; odd OH at 2 threads, so a split cuts
-// pairs; specials on every other case. With NT stores the pairs are off.
+// pairs. With NT stores the pairs are off.
 TEST(jit_bitwise, blend_h_pairs) {
     REQUIRE_AVX2();
-    auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
-    struct shape {
-        data_format f;
-        int64_t c;
-        std::vector<int64_t> in, out;
-        bool bf16_only;
-    };
-    const std::vector<shape> shapes = {
-        {data_format::nxc, 16, {9, 9}, {19, 17}, true},       // separable bf16, 2x
-        {data_format::nxc, 24, {4, 6}, {17, 25}, false},      // separable at 4x
-        {data_format::nxc, 3, {30, 400}, {71, 900}, false},   // flat rows of 2700: row mode
-        {data_format::ncx, 2, {40, 1100}, {97, 2100}, false}};  // W-plane 336 KiB: row mode
-    uint32_t seed = 800;
-    for_nt_and_threads([&](size_t nt_bytes, int threads) {
-        for (const shape &sh : shapes)
-            for (auto t : kTypes)
-                for (auto ct : kCtms) {
-                    if (sh.bf16_only && t != data_type::bf16) continue;
-                    if (sh.in[1] > 100 && (threads == 2) != (ct == kCtms[0])) continue;  // the big ones once per NT setting and threads
-                    const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).ctm(ct).dt(t);
-                    const jit_conf c = conf(d);
-                    EXPECT_TRUE((c.pass_engine || c.nxc_separable) && !c.plane_mode && !c.fuse_h) << describe(d);
-                    EXPECT_EQ(c.h_pairs, !c.nt_eligible) << describe(d);
-                    ++seed;
-                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
-                        << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
-                }
-    });
+    const std::vector<layout_shape> shapes = {
+        {data_format::nxc, 16, {9, 9}, {19, 17}},      // separable bf16 at 2x (f32, f16: direct)
+        {data_format::nxc, 24, {4, 6}, {17, 25}},      // separable at 4x
+        {data_format::nxc, 3, {30, 400}, {71, 900}},   // flat rows of 2700: row mode
+        {data_format::ncx, 2, {40, 1100}, {97, 2100}}};  // W-plane 336 KiB: row mode
+    sweep_linear(
+        shapes, 800,
+        [](const op_desc &d, int threads) {
+            if (d.format == data_format::nxc && d.src_dims.back() == 16 && d.dt != data_type::bf16) return true;
+            const bool big = (*d.sizes)[1] > 100;  // once per NT setting and thread count, ctms in turn
+            return big && (threads == 2) != (d.coordinate_transformation == kCtms[0]);
+        },
+        [](const op_desc &d, const jit_conf &c) {
+            EXPECT_TRUE((c.pass_engine || c.nxc_separable) && !c.plane_mode && !c.fuse_h) << describe(d);
+            EXPECT_EQ(c.h_pairs, !c.nt_eligible) << describe(d);
+        });
     // H down: no pairs.
-    EXPECT_FALSE(conf(problem_builder().src({1, 2, 80, 1100}).sizes({40, 2100}).fmt(data_format::ncx).mode(mode::linear)).h_pairs);
+    const auto down = problem_builder().src({1, 2, 80, 1100}).sizes({40, 2100}).fmt(data_format::ncx).mode(mode::linear);
+    EXPECT_FALSE(make_jit_conf(make_problem(down), cpu_isa::avx2).h_pairs);
 }
 
 // The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both

@@ -32,8 +32,10 @@ public:
         const size_t at = (used_ + 63) & ~size_t(63);
         if (at + bytes > size_) throw error(status::runtime_error, "jit: code arena exhausted");
         used_ = at + bytes;
+        ++blocks_;
         return base_ + at;
     }
+    size_t blocks() const { return blocks_; }  // buffers taken: one per generator
     void seal() {
         if (mprotect(base_, size_, PROT_READ | PROT_EXEC) != 0)
             throw error(status::runtime_error, "jit: mprotect(PROT_READ | PROT_EXEC) failed");
@@ -48,7 +50,7 @@ public:
 
 private:
     uint8_t *base_ = nullptr;
-    size_t size_ = 0, used_ = 0;
+    size_t size_ = 0, used_ = 0, blocks_ = 0;
 };
 
 class arena_scope {

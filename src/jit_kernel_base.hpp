@@ -34,6 +34,8 @@ public:
         tables_ = make_jit_tables(p, conf_);
     }
 
+    size_t generated_functions() const override { return arena_.blocks(); }
+
 protected:
     jit_conf conf_;
     jit_tables tables_;

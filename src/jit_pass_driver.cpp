@@ -46,6 +46,7 @@ public:
         if (blend_final_) v.push_back(part(blend.c_str(), *blend_final_));
         if (blend_final_nt_) v.push_back(part((blend + "_nt").c_str(), *blend_final_nt_));
         if (blend_pair_) v.push_back(part((blend + "2").c_str(), *blend_pair_));
+        if (blend_pair_nt_) v.push_back(part((blend + "2_nt").c_str(), *blend_pair_nt_));
         if (stream_) v.push_back(part("row_stream", *stream_));
         return v;
     }

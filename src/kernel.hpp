@@ -26,6 +26,8 @@ public:
         size_t size, text;
     };
     virtual std::vector<code_part> parts() const { return {}; }
+    // How many functions were generated: parts() must list every one (a test holds it to that).
+    virtual size_t generated_functions() const { return 0; }
     const uint8_t *code() const {  // the first part, or nullptr for the reference
         const auto p = parts();
         return p.empty() ? nullptr : p.front().code;

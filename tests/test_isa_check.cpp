@@ -78,6 +78,7 @@ TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
         const auto k = create_kernel(make_problem(d), isa);
         set_gather_spelling_for_testing(-1);
         ASSERT_NE(k->code(), nullptr);
+        EXPECT_EQ(k->parts().size(), k->generated_functions()) << k->name() << ": a generated function missing from parts()";
         ++kernels;
         for (const auto &pt : k->parts()) {
             nt_parts += pt.role.find("_nt") != std::string::npos || pt.role == "row_stream";

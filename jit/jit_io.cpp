@@ -314,9 +314,14 @@ void jit_io::load_kmask(const Opmask &k, uint64_t bits, int width) {
 void jit_io::finish_code() {
     text_size_ = getSize();
     align(simd_w_ * 4);
-    L(l_const_tail);
-    for (int i = 0; i < 2 * simd_w_; ++i) dd(i < simd_w_ ? 0xffffffffu : 0u);
+    // Only the constants the code refers to: a Label gets its id at its first use, and the
+    // pool is a tenth of a kernel's creation time when every splat goes in.
+    if (l_const_tail.getId() != 0) {
+        L(l_const_tail);
+        for (int i = 0; i < 2 * simd_w_; ++i) dd(i < simd_w_ ? 0xffffffffu : 0u);
+    }
     auto splat = [&](Label &l, uint32_t v) {
+        if (l.getId() == 0) return;
         L(l);
         for (int i = 0; i < simd_w_; ++i) dd(v);
     };

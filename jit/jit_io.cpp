@@ -1,5 +1,8 @@
 #include "jit_io.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 namespace xinterp {
 
 using namespace Xbyak;
@@ -316,14 +319,23 @@ void jit_io::finish_code() {
     align(simd_w_ * 4);
     // Only the constants the code refers to: a Label gets its id at its first use, and the
     // pool is a tenth of a kernel's creation time when every splat goes in.
+    // Dwords go in with one copy each, not Xbyak's db() per byte (setSize checks the room).
+    auto put = [&](const uint32_t *v, int n) {
+        const size_t at = getSize(), bytes = static_cast<size_t>(n) * 4;
+        setSize(at + bytes);
+        std::memcpy(const_cast<uint8_t *>(getCode()) + at, v, bytes);
+    };
+    uint32_t v16[32];
     if (l_const_tail.getId() != 0) {
         L(l_const_tail);
-        for (int i = 0; i < 2 * simd_w_; ++i) dd(i < simd_w_ ? 0xffffffffu : 0u);
+        for (int i = 0; i < 2 * simd_w_; ++i) v16[i] = i < simd_w_ ? 0xffffffffu : 0u;
+        put(v16, 2 * simd_w_);
     }
     auto splat = [&](Label &l, uint32_t v) {
         if (l.getId() == 0) return;
         L(l);
-        for (int i = 0; i < simd_w_; ++i) dd(v);
+        std::fill(v16, v16 + simd_w_, v);
+        put(v16, simd_w_);
     };
     splat(l_const_one, 0x1u);
     splat(l_const_7fff, 0x7fffu);
@@ -341,7 +353,7 @@ void jit_io::finish_code() {
     if (!pool_vec8_.empty()) align(32);
     for (auto &e : pool_vec8_) {
         L(*e.second);
-        for (int32_t x : e.first) dd(static_cast<uint32_t>(x));
+        put(reinterpret_cast<const uint32_t *>(e.first.data()), static_cast<int>(e.first.size()));
     }
     finalize();
 }

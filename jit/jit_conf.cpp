@@ -411,10 +411,12 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     // steps of their four W-plane rows (jit_conf.hpp, d_pairs). A/B on the dev VM, dst in
     // cache (1-4 MiB): 0.70-0.83x the time in all dtypes, NCX and NXC; odd3d 0.83-1.06x.
     // With NT stores, od + 1 takes plain ones (two NT streams written in turn, a vector or a
-    // row at a time, ran vol_2x 1.05-1.75x slower than one): vol_2x 16-bit then runs 0.70-0.92x
-    // the time (NXC 0.70-0.84x), but f32, twice the bytes to read for ownership, 1.02-1.07x,
-    // so f32 keeps single planes there.
-    if (lin && c.k == 3 && c.plane_mode && !c.fuse_h && (!c.nt_eligible || c.esize == 2)) c.d_pairs = scan_h_links(p, 0).same * 4 >= p.out[0];
+    // row at a time, ran vol_2x up to 1.75x slower than one, f32 the most): vol_2x 16-bit
+    // then runs 0.70-0.87x the time (medians of two runs each), except NCX bf16, 0.92x and
+    // 1.03x (its minimums 0.86x and 0.89x); f32, with twice the bytes to read for ownership,
+    // ran 1.02-1.07x, so f32 keeps single planes there.
+    if (lin && c.k == 3 && c.plane_mode && !c.fuse_h && (!c.nt_eligible || c.esize == 2))
+        c.d_pairs = scan_h_links(p, 0).same * 4 >= p.out[0];
     // Separable 2-D in row mode: rows with the same H taps in pairs (jit_conf.hpp, h_pairs).
     // A/B on the dev VM: img_up linear 0.89-0.99x the time (NCX, NXC, all dtypes), r15to73
     // NXC f32 0.85x, 64 -> 256 NXC C = 21 f32 0.77x, fpn_2x NXC bf16 0.93-0.95x. With NT

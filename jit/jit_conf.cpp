@@ -412,9 +412,9 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     // cache (1-4 MiB): 0.70-0.83x the time in all dtypes, NCX and NXC; odd3d 0.83-1.06x.
     // With NT stores, od + 1 takes plain ones (two NT streams written in turn, a vector or a
     // row at a time, ran vol_2x up to 1.75x slower than one, f32 the most): vol_2x 16-bit
-    // then runs 0.70-0.87x the time (medians of two runs each), except NCX bf16, 0.92x and
-    // 1.03x (its minimums 0.86x and 0.89x); f32, with twice the bytes to read for ownership,
-    // ran 1.02-1.07x, so f32 keeps single planes there.
+    // then runs 0.70-0.87x the time (medians of two runs each), NCX bf16 0.84-1.03x (five
+    // runs, median 0.92x); f32, with twice the bytes to read for ownership, ran 1.02-1.07x,
+    // so f32 keeps single planes there.
     if (lin && c.k == 3 && c.plane_mode && !c.fuse_h && (!c.nt_eligible || c.esize == 2))
         c.d_pairs = scan_h_links(p, 0).same * 4 >= p.out[0];
     // Separable 2-D in row mode: rows with the same H taps in pairs (jit_conf.hpp, h_pairs).

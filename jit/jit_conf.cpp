@@ -75,6 +75,10 @@ h_links scan_h_links(const problem &p, int axis = 1) {
     return r;
 }
 
+// D pairs pay where at least a quarter of the od repeat the taps of the od before
+// (jit_conf::d_pairs: the direct NXC kernel and the 3-D plane blends alike).
+bool d_taps_repeat(const problem &p) { return scan_h_links(p, 0).same * 4 >= p.out[0]; }
+
 // NXC linear (k >= 2, direct-kernel layout), measured on the dev VM (AMD EPYC, Zen 3),
 // separable vs direct, same process, alternating:
 // - bf16 0.52-0.68x on every suite shape: the direct kernel widens and interpolates every tap
@@ -258,7 +262,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         c.row_pairs = lin && c.k == 2 && !c.nxc_separable && hl.chained * 4 >= p.out[1];
         c.same_pairs = lin && c.k == 2 && !c.nxc_separable && hl.same * 4 >= p.out[1];
         if (lin && c.k == 3 && !c.nxc_separable && c.dt != data_type::bf16)  // bf16 is separable anyway
-            c.d_pairs = scan_h_links(p, 0).same * 4 >= p.out[0];
+            c.d_pairs = d_taps_repeat(p);
         // Nearest, pixels of whole vectors: rows that repeat their src row come in pairs from
         // one call (H up >= 2x; not with NT stores, below), and any other repeat is
         // regenerated; pixels that are not whole vectors copy a repeated row instead. A/B on
@@ -416,7 +420,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     // runs, median 0.92x); f32, with twice the bytes to read for ownership, ran 1.02-1.07x,
     // so f32 keeps single planes there.
     if (lin && c.k == 3 && c.plane_mode && !c.fuse_h && (!c.nt_eligible || c.esize == 2))
-        c.d_pairs = scan_h_links(p, 0).same * 4 >= p.out[0];
+        c.d_pairs = d_taps_repeat(p);
     // Separable 2-D in row mode: rows with the same H taps in pairs (jit_conf.hpp, h_pairs).
     // A/B on the dev VM: img_up linear 0.89-0.99x the time (NCX, NXC, all dtypes), r15to73
     // NXC f32 0.85x, 64 -> 256 NXC C = 21 f32 0.77x, fpn_2x NXC bf16 0.93-0.95x. With NT

@@ -112,7 +112,7 @@ void jit_io::load_u32(const Vmm &v, const Address &a, int64_t n) {
 // Xmm(kT0).
 template <typename Vmm>
 void jit_io::cvt_to_bf16(const Vmm &x) {
-    const Vmm t1(kT0), t2(kT1), t3(kT2);
+    const Vmm t1(kT0), t2(kT1);
     bf16_paths(
         [&] { round_bf16_clean(t1, x, t2); },
         [&] { round_bf16_full(x); });

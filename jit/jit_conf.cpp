@@ -421,6 +421,13 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     // so f32 keeps single planes there.
     if (lin && c.k == 3 && c.plane_mode && !c.fuse_h && (!c.nt_eligible || c.esize == 2))
         c.d_pairs = d_taps_repeat(p);
+    // Linear W-planes column by column (jit_conf.hpp, wplane_cols). A/B on the dev VM against
+    // row by row: c17, c23 and r15to73 NCX 0.93-0.97x the time in f32, 0.90-0.92x in f16 and
+    // 0.78-0.95x in bf16; 3-D and flat NXC (C = 3, 5) 0.86-0.95x; W-planes of 36-200 KiB (L2)
+    // 0.89-1.0x, so no size limit within plane mode. Periodic runs: 5/3 0.78-0.89x, 8/3 and 4x
+    // 16-bit 0.94-0.98x; f32 with lane windows (4x, 8x, 8/3) 0.98-1.02x, so those keep rows.
+    c.wplane_cols = lin && c.pass_engine && c.plane_mode && !c.fuse_h && !c.h2_pairs && c.window && c.up2_groups == 0 &&
+                    !c.per_inlane;
     // Separable 2-D in row mode: rows with the same H taps in pairs (jit_conf.hpp, h_pairs).
     // A/B on the dev VM: img_up linear 0.89-0.99x the time (NCX, NXC, all dtypes), r15to73
     // NXC f32 0.85x, 64 -> 256 NXC C = 21 f32 0.77x, fpn_2x NXC bf16 0.93-0.95x. With NT

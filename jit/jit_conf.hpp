@@ -178,6 +178,13 @@ struct jit_conf {
     // scratch (jit_conf.cpp).
     static constexpr int64_t kNxcPlanes16 = int64_t(4) << 20;
     bool plane_mode = false;
+    // Linear W-planes on the window path, except up2 groups and AVX2 f32 lane windows (their
+    // fixed weights and in-lane selects cost less): the W pass goes column by column. Two
+    // vectors' records (window bases, selects, weights) are read once into registers, and then
+    // every src row of the slab takes a window load, the selects and the mul and FMA per vector.
+    // Row by row, each vector read its record again in every row: four loads besides the
+    // window. The same instructions per lane, so the same bits.
+    bool wplane_cols = false;
     int n_wplanes = 0;          // W-planes kept per thread: 1 (2-D) or 2 (3-D, D taps)
     int64_t wplane_bytes = 0;   // IH * ow_pad * 4 (fused 3-D: H-planes, OH * ow_pad * 4)
     int rec_bytes = 0;          // bytes per W-table record (one per output vector)

@@ -501,6 +501,63 @@ void jit_ncx_wpass<isa>::up2_constants() {
     }
 }
 
+// Column by column: the vectors' records are the same in every row of the plane, so they are
+// read once per column pair instead of once per row. Registers: kColRegs per column, the
+// window bases in four GPRs (the window path never stages, so reg_scr is free), vmm_flat_c
+// for the pairs' tap-1 selects; 13, 15 and t1 per vector. Each lane takes the selects, mul
+// and FMA of linear_w and blend_w, so the bits are row()'s.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::plane_columns() {
+    const jit_conf &c = conf_;
+    const int V = simd_w * 4, esz = c.esize;
+    const Reg64 base[2][2] = {{reg_ba, reg_bb}, {reg_scr, reg_tmp}};
+    const Vmm ta(13), tb(15), r(kT1);
+    for (int64_t v0 = 0; v0 < c.ow_vecs; v0 += 2) {
+        const int n = static_cast<int>(std::min<int64_t>(2, c.ow_vecs - v0));
+        bool pairs[2] = {false, false};
+        for (int j = 0; j < n; ++j) {
+            const int64_t v = v0 + j;
+            const int off = static_cast<int>(v * c.rec_bytes);
+            const Vmm i0(kColRegs[j][0]), i1(kColRegs[j][1]);
+            pairs[j] = v < c.ow_full ? v < c.pair_vecs : c.pair_tail;
+            movsxd(base[j][0], dword[reg_tab + off]);
+            vmovups(i0, ptr[reg_tab + off + V]);
+            if (pairs[j]) {
+                vpaddd(i1, i0, vmm_flat_c);  // tap 1 within tap 0's window
+            } else {
+                movsxd(base[j][1], dword[reg_tab + off + 4]);
+                vmovups(i1, ptr[reg_tab + off + 2 * V]);
+            }
+            vmovups(Vmm(kColRegs[j][2]), ptr[reg_tab + off + 3 * V]);
+            vmovups(Vmm(kColRegs[j][3]), ptr[reg_tab + off + 4 * V]);
+        }
+        mov(reg_row, reg_src);
+        lea(reg_base, ptr[reg_dst + static_cast<int>(v0 * V)]);
+        mov(reg_cnt, PARG(rows));
+        Label l_rows;
+        L(l_rows); {
+            for (int j = 0; j < n; ++j) {
+                const Vmm i0(kColRegs[j][0]), i1(kColRegs[j][1]);
+                load_window(ta, ptr[reg_row + base[j][0] * esz]);
+                if (pairs[j]) {
+                    select(tb, i1, ta);
+                } else {
+                    load_window(tb, ptr[reg_row + base[j][1] * esz]);
+                    select(tb, i1, tb);
+                }
+                select(ta, i0, ta);
+                vmulps(r, ta, Vmm(kColRegs[j][2]));
+                vfmadd231ps(r, tb, Vmm(kColRegs[j][3]));
+                vmovups(ptr[reg_base + j * V], r);
+            }
+            add(reg_row, static_cast<int>(c.src_row_bytes));
+            add(reg_base, static_cast<int>(c.ow_pad * 4));
+            dec(reg_cnt);
+            jnz(l_rows, T_NEAR);
+        }
+    }
+}
+
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::generate() {
     if (h2_) return generate_h2();
@@ -526,7 +583,9 @@ void jit_ncx_wpass<isa>::generate() {
         vmovd(Xmm(vmm_flat_c.getIdx()), reg_tmp.cvt32());
         vpbroadcastd(vmm_flat_c, Xmm(vmm_flat_c.getIdx()));
     }
-    if (plane_) {
+    if (plane_ && c.wplane_cols && !final_ && !fused_) {
+        plane_columns();
+    } else if (plane_) {
         // Rows of the slab are consecutive in src; scratch rows are ow_pad lanes apart, which is
         // where the row's last (padded) vector leaves reg_dst plus one vector if there is a tail.
         // Nearest and fused: each output row's src row(s) at offsets from a table (reg_row

@@ -91,6 +91,10 @@ private:
     static constexpr bool h2_split(data_type dt) { return !kEvex && dt == data_type::bf16; }
     const Xbyak::Reg64 reg_hrow = r12, reg_hout = r13, reg_grp = r14, reg_pairs = r15;
     void row();  // the W pass of the row at reg_src into reg_dst (advances reg_dst, reg_tab)
+    // conf.wplane_cols: the W-plane of jit_pass_args::rows src rows from reg_src into reg_dst,
+    // column by column: up to two vectors' records in registers (kColRegs), then down the rows.
+    void plane_columns();
+    static constexpr int kColRegs[2][4] = {{0, 1, 2, 3}, {4, 5, 6, 12}};  // tap 0, tap 1 selects; w0, w1
 
     // The vector being emitted within an unrolled group: its W record and output vector lie
     // slot_ records and slot_ vectors past reg_tab and reg_dst.

@@ -537,6 +537,38 @@ TEST(jit_bitwise, blend_h_pairs) {
     EXPECT_FALSE(make_jit_conf(make_problem(down), cpu_isa::avx2).h_pairs);
 }
 
+// Linear W-planes made column by column (conf.wplane_cols): each column pair's records in
+// registers, then down the slab's rows. An odd count of vectors (the last column alone), tails,
+// records whose taps need two windows (align_corners' and half_pixel's clamped right edge), a
+// periodic run of more than two phases (5/3), W just over simd_w, 3-D slabs, flat NXC rows;
+// 1 and 2 threads.
+TEST(jit_bitwise, wplane_columns) {
+    REQUIRE_AVX2();
+    const std::vector<layout_shape> shapes = {
+        {data_format::ncx, 3, {33, 33}, {65, 65}},   // c17's ratio: 9 vectors (odd), tail of 1
+        {data_format::ncx, 2, {31, 29}, {47, 61}},   // c23's: 8 vectors, tail of 5
+        {data_format::ncx, 2, {9, 30}, {20, 50}},    // 5/3: a periodic run of 5 phases
+        {data_format::ncx, 3, {5, 10}, {11, 9}},     // W down: align_corners' last tap in two windows
+        {data_format::ncx, 1, {4, 15}, {9, 73}},     // r15to73's W
+        {data_format::ncx, 2, {3, 5, 11}, {7, 9, 17}},  // 3-D: slabs of one src D slice
+        {data_format::nxc, 3, {7, 11}, {15, 23}}};   // flat NXC rows of 33 -> 69
+    int columns = 0, runs = 0;  // align_corners 33 -> 65 is exactly 2x: f32 in-lane periodic rows
+    sweep_linear(shapes, 900, [](const op_desc &, int) { return false; },
+                 [&](const op_desc &d, const jit_conf &c) {
+                     EXPECT_EQ(c.wplane_cols, !c.per_inlane) << describe(d);
+                     columns += c.wplane_cols;
+                     ++runs;
+                 });
+    EXPECT_GE(columns, runs - 8);  // 2 in-lane cases x 2 NT settings x 2 thread counts
+    // Exact 2x keeps its up2 groups; f32 in-lane periodic runs (4x) keep rows.
+    const auto up2 = problem_builder().src({1, 2, 9, 30}).sizes({20, 60}).fmt(data_format::ncx).mode(mode::linear);
+    EXPECT_FALSE(make_jit_conf(make_problem(up2), cpu_isa::avx2).wplane_cols);
+    const auto x4 = problem_builder().src({1, 2, 20, 20}).sizes({80, 80}).fmt(data_format::ncx).mode(mode::linear);
+    const jit_conf c4 = make_jit_conf(make_problem(x4), cpu_isa::avx2);
+    EXPECT_TRUE(c4.per_inlane);
+    EXPECT_FALSE(c4.wplane_cols);
+}
+
 // The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both
 // read the same elements, so both must give the reference's bits on every host.
 TEST(jit_bitwise, both_gather_spellings) {

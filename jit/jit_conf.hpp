@@ -52,6 +52,14 @@ struct jit_conf {
     // for both rows (4 FMA-pipe ops per output vector). Set when at least a quarter of the rows
     // repeat the taps of the row before; the driver then prefers these pairs to chained ones.
     bool same_pairs = false;
+    // Direct NXC 2-D linear: same_run same-taps pairs in a chain, (oh, oh + 1) of src rows
+    // (i, i + 1), (oh + 2, oh + 3) of (i + 1, i + 2) and so on, all with the first pair's
+    // weights (2x half_pixel away from the edges), go to one call of a run kernel: per pixel
+    // and channel vector it makes the W step of each of the same_run + 1 src rows once, and
+    // each pair's two H steps from the W steps before and after it. Per output vector
+    // 3 + 1 / same_run FMA-pipe ops and (same_run + 1) / same_run loads, against 4 and 2 in
+    // pairs. The runs are fixed per kernel (jit_tables::h_run_start). 0: off.
+    int same_run = 0;
     // Direct NXC 3-D linear (f32, f16): output rows (od, oh) and (od + 1, oh) whose D taps are
     // the same (2x half_pixel: od = 2j + 1, 2j + 2) go to a D-pair kernel: one W and H pass
     // for both rows, then each row's D step (8 FMA-pipe ops per output vector instead of 14).

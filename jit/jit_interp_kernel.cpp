@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <utility>
 
 namespace xinterp {
 
@@ -356,10 +357,82 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
     }
 }
 
+// Same-taps run (pair_kind::same_run): src[0] is src row i, rows i + 1 .. i + M follow it at
+// src_row_bytes steps, and output rows 2m, 2m + 1 (m < M, dst_row_bytes apart from dst) blend
+// W(i + m) and W(i + m + 1) with (wh0, wh1) and (wd0, wd1). Per pixel and channel vector each
+// W step is made once and serves the pair before it and the pair after it; only two W results
+// are live at a time. The same W and H steps as the pair kernel, so the same bits.
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::gen_nxc_linear_run() {
+    const jit_conf &c = conf_;
+    const int M = c.same_run;
+    const int srb = static_cast<int>(c.src_row_bytes), drb = static_cast<int>(c.dst_row_bytes);  // jit_conf: 2M rows fit int32
+    Vmm w_prev(12), w_cur(13);
+    mov(reg_dst, ARG(dst));
+    mov(reg_tab, ARG(wtab));
+    mov(reg_row[0], ARG(src[0]));
+    vbroadcastss(vmm_wh0, ARG(wh[0]));
+    vbroadcastss(vmm_wh1, ARG(wh[1]));
+    vbroadcastss(vmm_wd0, ARG(wd[0]));
+    vbroadcastss(vmm_wd1, ARG(wd[1]));
+    auto w_step = [&](const Vmm &r, int m, int64_t n) {
+        load_f32(c.dt, vmm_a, ptr[reg_p0 + m * srb], n);
+        load_f32(c.dt, vmm_b, ptr[reg_p1 + m * srb], n);
+        vmulps(r, vmm_w0, vmm_a);
+        vfmadd231ps(r, vmm_w1, vmm_b);
+    };
+    auto compute = [&](int64_t n) {
+        Vmm prev = w_prev, cur = w_cur;
+        w_step(prev, 0, n);
+        for (int m = 1; m <= M; ++m) {
+            w_step(cur, m, n);
+            vmulps(vmm_hd0, vmm_wh0, prev);
+            vfmadd231ps(vmm_hd0, vmm_wh1, cur);
+            store_f32(c.dt, ptr[reg_dst + (2 * m - 2) * drb], vmm_hd0, n, false);  // clobbers the io temps only
+            vmulps(vmm_hd0, vmm_wd0, prev);
+            vfmadd231ps(vmm_hd0, vmm_wd1, cur);
+            store_f32(c.dt, ptr[reg_dst + (2 * m - 1) * drb], vmm_hd0, n, false);
+            std::swap(prev, cur);
+        }
+    };
+    auto advance = [&](int bytes) {
+        add(reg_p0, bytes);
+        add(reg_p1, bytes);
+        add(reg_dst, bytes);
+    };
+    Label l_ow, l_c;
+    mov(reg_ow, c.OW);
+    L(l_ow); {
+        pixel_taps();
+        if (c.c_full > 0) {
+            mov(reg_cnt, c.c_full);
+            L(l_c); {
+                compute(simd_w);
+                advance(simd_w * c.esize);
+                dec(reg_cnt);
+                jnz(l_c, T_NEAR);
+            }
+        }
+        if (c.c_tail > 0 && kEvex) {
+            compute(c.c_tail);
+            add(reg_dst, static_cast<int>(c.c_tail * c.esize));
+        } else if (c.c_tail > 0) {  // the overlapping last vector, as in gen_nxc_linear
+            const int back = static_cast<int>((simd_w - c.c_tail) * c.esize);
+            advance(-back);
+            compute(simd_w);
+            add(reg_dst, simd_w * c.esize);
+        }
+        add(reg_tab, c.wtab_stride);
+        dec(reg_ow);
+        jnz(l_ow, T_NEAR);
+    }
+}
+
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::generate() {
     preamble();
     if (conf_.algorithm != alg::linear) gen_nxc_nearest();  // both row-pair and single
+    else if (pair_ == pair_kind::same_run) gen_nxc_linear_run();
     else if (pair_ == pair_kind::chained || pair_ == pair_kind::same_taps) gen_nxc_linear_pair();
     else gen_nxc_linear();
     postamble();

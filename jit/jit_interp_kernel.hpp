@@ -7,7 +7,7 @@
 namespace xinterp {
 
 // Row-pair variants (conf.row_pairs / conf.same_pairs): one call writes two output rows.
-enum class pair_kind { none, chained, same_taps, d_same };
+enum class pair_kind { none, chained, same_taps, d_same, same_run };
 
 template <cpu_isa isa>
 class jit_interp_kernel : public jit_io {
@@ -18,7 +18,8 @@ public:
     // pair: linear chained (conf.row_pairs), two output rows from three src rows (jit_args
     // comment); linear same_taps (conf.same_pairs), two output rows of the same two src rows;
     // nearest (chained), two consecutive output rows of one src row; 3-D linear d_same
-    // (conf.d_pairs), rows (od, oh) and (od + 1, oh) whose D taps are the same.
+    // (conf.d_pairs), rows (od, oh) and (od + 1, oh) whose D taps are the same; same_run
+    // (conf.same_run), 2 * same_run output rows from same_run + 1 consecutive src rows.
     jit_interp_kernel(const jit_conf &conf, bool nt, bool w_only = false, pair_kind pair = pair_kind::none);
     void generate();
     using fn_t = void (*)(const jit_args *);
@@ -58,6 +59,7 @@ private:
 
     void gen_nxc_linear();
     void gen_nxc_linear_pair();
+    void gen_nxc_linear_run();  // pair_kind::same_run (conf.same_run)
     void pixel_taps();
     void gen_nxc_nearest();
 };

@@ -124,6 +124,27 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             t.d_pair_start[od] = !second && x.i0 == y.i0 && x.i1 == y.i1;
         }
     }
+    if (c.same_run > 0) {
+        const int64_t m = c.same_run, oh_n = p.out[1];
+        t.h_run_start.assign(static_cast<size_t>(oh_n), 0);
+        auto run_at = [&](int64_t oh) {
+            const linear_tap &a = t.h.lin[oh], &b = t.h.lin[oh + 1];
+            for (int64_t k = 0; k < m; ++k) {
+                const linear_tap &x = t.h.lin[oh + 2 * k], &y = t.h.lin[oh + 2 * k + 1];
+                const bool taps = x.i0 == a.i0 + k && x.i1 == x.i0 + 1 && y.i0 == x.i0 && y.i1 == x.i1;
+                if (!taps || x.w0 != a.w0 || x.w1 != a.w1 || y.w0 != b.w0 || y.w1 != b.w1) return false;
+            }
+            return true;
+        };
+        for (int64_t oh = 0; oh + 2 * m <= oh_n;) {
+            if (run_at(oh)) {
+                t.h_run_start[static_cast<size_t>(oh)] = 1;
+                oh += 2 * m;
+            } else {
+                ++oh;
+            }
+        }
+    }
     const axis_table w = make_axis(p, 2);
     const bool lin = p.algorithm == alg::linear;
     if (lin && p.dt == data_type::bf16) set_bf16_clean_bounds(t, w);

@@ -37,6 +37,9 @@ struct jit_tables {
     // D pairs (jit_conf::d_pairs): 1 where od starts a pair with od + 1 (same D taps), chosen
     // greedily from od = 0, so an od is never both a start and a second.
     std::vector<uint8_t> d_pair_start;
+    // Same-taps runs (jit_conf::same_run): 1 where oh starts a run of same_run chained pairs of
+    // consecutive src rows with the first pair's weights, chosen greedily from oh = 0.
+    std::vector<uint8_t> h_run_start;
     // bf16 linear: the range of |bits| (bits & 0x7fff) that a nonzero src value must have for
     // the kernel to round without special-value fixups (kFlagBf16Clean); lo == 0: never.
     uint16_t bf16_clean_lo = 0, bf16_clean_hi = 0;

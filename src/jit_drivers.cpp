@@ -1,5 +1,6 @@
 #include "jit_drivers.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -36,6 +37,11 @@ public:
             }
             if (conf_.row_pairs) make(pair_kind::chained, pair_, &pair_nt_);
             if (conf_.same_pairs) make(pair_kind::same_taps, same_, &same_nt_);
+            // Runs of same-taps pairs, plain stores only: 2 * same_run NT streams at once would
+            // keep as many write-combining buffers open (two already ran slower than one).
+            const auto &runs = tables_.h_run_start;
+            if (conf_.same_run > 0 && std::find(runs.begin(), runs.end(), 1) != runs.end())
+                make(pair_kind::same_run, run_, nullptr);
             // D pairs take plain stores even where dst is NT-sized: their two rows, a D slice
             // apart, made two NT streams that ran vol_2x NXC 1.2x slower than single NT rows;
             // with plain stores the pairs ran it 0.8x the time of single NT rows.
@@ -51,6 +57,7 @@ public:
         if (pair_nt_) v.push_back(part("row_pair_nt", *pair_nt_));
         if (dpair_) v.push_back(part("row_dpair", *dpair_));
         if (same_) v.push_back(part("row_same", *same_));
+        if (run_) v.push_back(part("row_run", *run_));
         if (same_nt_) v.push_back(part("row_same_nt", *same_nt_));
         return v;
     }
@@ -63,6 +70,8 @@ public:
         const auto pair_fn = pick(nt, pair_, pair_nt_);
         const auto same_fn = pick(nt, same_, same_nt_);
         const auto dpair_fn = dpair_ ? dpair_->fn() : nullptr;
+        const auto run_fn = run_ && !nt ? run_->fn() : nullptr;
+        const int64_t run_rows = 2 * int64_t(conf_.same_run);
         const int64_t OH = prob().out[1];
         auto same_taps = [&](int64_t oh) {  // rows oh and oh + 1 read the same two src rows
             const linear_tap &x = tables_.h.lin[oh], &y = tables_.h.lin[oh + 1];
@@ -98,6 +107,14 @@ public:
                     pair_fn(&a);
                     ++r;
                     step(o);
+                    continue;
+                }
+                // Linear: a run of same-taps pairs (fixed per kernel) that this range holds whole.
+                if (run_fn && tables_.h_run_start[o.oh] && r + run_rows <= r1) {
+                    a.wd[0] = tables_.h.lin[o.oh + 1].w0;
+                    a.wd[1] = tables_.h.lin[o.oh + 1].w1;
+                    run_fn(&a);
+                    for (int64_t k = 1; k < run_rows; ++k, ++r) step(o);
                     continue;
                 }
                 // Linear: two rows with the same H taps, or else two whose taps chain, one row-pair
@@ -148,7 +165,7 @@ public:
 
 private:
     using gen_t = jit_interp_kernel<kIsa>;
-    std::unique_ptr<gen_t> gen_, gen_nt_, pair_, pair_nt_, same_, same_nt_, dpair_;
+    std::unique_ptr<gen_t> gen_, gen_nt_, pair_, pair_nt_, same_, same_nt_, dpair_, run_;
     std::unique_ptr<jit_stream_copy> stream_;
 
     void set_row(jit_args &a, int64_t r, const row_id &o, const uint8_t *src, uint8_t *dst) const {

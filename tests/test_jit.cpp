@@ -2,11 +2,13 @@
 // boundary, with buffers fenced by PROT_NONE pages, at 1 and 2 threads.
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <tuple>
 
 #include "../jit/jit_conf.hpp"
+#include "../jit/jit_tables.hpp"
 #include "cpu_isa.hpp"
 #include "emu/bochs_f16.hpp"
 #include "test_util.hpp"
@@ -421,6 +423,39 @@ TEST(jit_bitwise, nxc_linear_row_pairs) {
                         ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
                             << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
                     }
+    });
+}
+
+// Direct NXC 2-D linear in runs of two chained same-taps pairs (conf.same_run): rows oh .. oh + 3
+// from src rows i .. i + 2. OH = 22 at 2x half_pixel: runs start at 1, 5, 9, 13, 17, so the
+// 2-thread split at row 11 cuts the third, whose rows then go in pairs and singly; C with a
+// tail (the overlapping last vector), C = simd_w, and a whole pair of vectors. With NT-sized
+// dst the runs are off (plain-store kernel only).
+TEST(jit_bitwise, nxc_linear_same_runs) {
+    REQUIRE_AVX2();
+    const auto fpn = problem_builder().src({1, 32, 32, 256}).sizes({64, 64}).mode(mode::linear);
+    const problem pf = make_problem(fpn);
+    const jit_conf cf = make_jit_conf(pf, cpu_isa::avx2);
+    ASSERT_EQ(cf.same_run, 2);
+    const jit_tables tf = make_jit_tables(pf, cf);
+    for (int64_t oh = 0; oh < 64; ++oh)  // 1, 5, .., 57; rows 61, 62 are a lone pair
+        EXPECT_EQ(tf.h_run_start[static_cast<size_t>(oh)], oh % 4 == 1 && oh <= 57) << oh;
+    const auto ac = problem_builder().src({1, 32, 32, 256}).sizes({64, 64}).mode(mode::linear).ctm(kCtms[1]);
+    const problem pa = make_problem(ac);
+    const jit_tables ta = make_jit_tables(pa, make_jit_conf(pa, cpu_isa::avx2));
+    EXPECT_EQ(std::count(ta.h_run_start.begin(), ta.h_run_start.end(), 1), 0);  // pair weights vary
+    uint32_t seed = 140;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (auto t : {data_type::f32, data_type::f16})
+            for (int64_t c : {8, 13, 16})
+                for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+                         {{11, 9}, {22, 18}}, {{6, 3}, {12, 7}}}) {
+                    const auto d = problem_builder().src(layout(data_format::nxc, 1, c, cs.first)).sizes(cs.second).mode(mode::linear).dt(t);
+                    EXPECT_EQ(make_jit_conf(make_problem(d), cpu_isa::avx2).same_run, 2) << describe(d);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                        << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                }
     });
 }
 

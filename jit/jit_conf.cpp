@@ -121,20 +121,10 @@ void set_up2_run(jit_conf &c, const axis_table &wt) {
 void set_inlane_windows(jit_conf &c, const std::vector<pass_record> &r) {
     if (c.simd_w != 8 || c.dt != data_type::f32 || c.per_p == 0 || c.per_p > 2 || !c.per_pairs) return;
     for (int ph = 0; ph < c.per_p; ++ph) {
-        const pass_record &rec = r[static_cast<size_t>(c.per_first + ph)];
-        for (int lane = 0; lane < 2; ++lane) {
-            int32_t lo = rec.ia[4 * lane], hi = lo;
-            for (int l = 4 * lane; l < 4 * lane + 4; ++l) {
-                lo = std::min(lo, rec.ia[l]);
-                hi = std::max(hi, static_cast<int32_t>(rec.ia[l] + c.flat_c));
-            }
-            if (hi - lo > 3 || lo + 3 > 7) return;
-            c.per_lane_off[ph][lane] = c.per_rel[ph][0] + lo;
-            for (int l = 4 * lane; l < 4 * lane + 4; ++l) {
-                c.per_lane_idx[ph][0][l] = rec.ia[l] - lo;
-                c.per_lane_idx[ph][1][l] = static_cast<int32_t>(rec.ia[l] + c.flat_c - lo);
-            }
-        }
+        int32_t off[2];
+        // Inside the phase's 8-element window: the run walks windows, not the row's end.
+        if (!lane_windows(c, r[static_cast<size_t>(c.per_first + ph)], 7, off, c.per_lane_idx[ph])) return;
+        for (int lane = 0; lane < 2; ++lane) c.per_lane_off[ph][lane] = c.per_rel[ph][0] + off[lane];
     }
     c.per_inlane = true;
 }
@@ -434,6 +424,21 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     // 16-bit 0.94-0.98x; f32 with lane windows (4x, 8x, 8/3) 0.98-1.02x, so those keep rows.
     c.wplane_cols = lin && c.pass_engine && c.plane_mode && !c.fuse_h && !c.h2_pairs && c.window && c.up2_groups == 0 &&
                     !c.per_inlane;
+    // AVX2 f32 columns with lane windows (jit_conf.hpp, cols_inlane) where every pair vector's
+    // lanes fit them. A/B on the dev VM against vpermps columns: c17, c23 and r15to73 NCX
+    // 0.90-0.96x the time (two runs of 80 rounds), 5/3 0.96x.
+    if (c.wplane_cols && c.simd_w == 8 && c.dt == data_type::f32) {
+        const axis_table wt = make_axis(p, 2);
+        pass_record r;
+        int32_t off[2], idx[2][8];
+        bool all = true;
+        for (int64_t v = 0; v < c.ow_vecs && all; ++v) {
+            if (!(v < c.ow_full ? v < c.pair_vecs : c.pair_tail)) continue;
+            make_pass_record(c, wt, true, v, r);
+            all = lane_windows(c, r, c.row_in - 1 - r.base[0], off, idx);
+        }
+        c.cols_inlane = all;
+    }
     // Separable 2-D in row mode: rows with the same H taps in pairs (jit_conf.hpp, h_pairs).
     // A/B on the dev VM: img_up linear 0.89-0.99x the time (NCX, NXC, all dtypes), r15to73
     // NXC f32 0.85x, 64 -> 256 NXC C = 21 f32 0.77x, fpn_2x NXC bf16 0.93-0.95x. With NT

@@ -193,6 +193,12 @@ struct jit_conf {
     // Row by row, each vector read its record again in every row: four loads besides the
     // window. The same instructions per lane, so the same bits.
     bool wplane_cols = false;
+    // AVX2 f32 columns: every window-pair vector loads two 4-element lane windows and selects
+    // with vpermilps (two pipes on Zen 3) instead of one 8-element window and vpermps (one), as
+    // per_inlane does for periodic runs. Its records then hold the in-lane controls in place of
+    // the indices and the lanes' window offsets in header bytes 8-15 (jit_tables.hpp). Set
+    // where every pair vector's lanes fit.
+    bool cols_inlane = false;
     int n_wplanes = 0;          // W-planes kept per thread: 1 (2-D) or 2 (3-D, D taps)
     int64_t wplane_bytes = 0;   // IH * ow_pad * 4 (fused 3-D: H-planes, OH * ow_pad * 4)
     int rec_bytes = 0;          // bytes per W-table record (one per output vector)

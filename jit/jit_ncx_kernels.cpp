@@ -512,6 +512,7 @@ void jit_ncx_wpass<isa>::plane_columns() {
     const int V = simd_w * 4, esz = c.esize;
     const Reg64 base[2][2] = {{reg_ba, reg_bb}, {reg_scr, reg_tmp}};
     const Vmm ta(13), tb(15), r(kT1);
+    const bool inlane = !kEvex && c.cols_inlane;  // lane windows (pair vectors' records say where)
     for (int64_t v0 = 0; v0 < c.ow_vecs; v0 += 2) {
         const int n = static_cast<int>(std::min<int64_t>(2, c.ow_vecs - v0));
         bool pairs[2] = {false, false};
@@ -522,7 +523,13 @@ void jit_ncx_wpass<isa>::plane_columns() {
             pairs[j] = v < c.ow_full ? v < c.pair_vecs : c.pair_tail;
             movsxd(base[j][0], dword[reg_tab + off]);
             vmovups(i0, ptr[reg_tab + off + V]);
-            if (pairs[j]) {
+            if (pairs[j] && inlane) {  // the lanes' windows at base + off[lane]; tap 1's controls
+                movsxd(base[j][1], dword[reg_tab + off + 12]);
+                add(base[j][1], base[j][0]);
+                movsxd(reg_cnt, dword[reg_tab + off + 8]);
+                add(base[j][0], reg_cnt);
+                vmovups(i1, ptr[reg_tab + off + 2 * V]);
+            } else if (pairs[j]) {
                 vpaddd(i1, i0, vmm_flat_c);  // tap 1 within tap 0's window
             } else {
                 movsxd(base[j][1], dword[reg_tab + off + 4]);
@@ -538,6 +545,16 @@ void jit_ncx_wpass<isa>::plane_columns() {
         L(l_rows); {
             for (int j = 0; j < n; ++j) {
                 const Vmm i0(kColRegs[j][0]), i1(kColRegs[j][1]);
+                if (pairs[j] && inlane) {
+                    vmovups(Xmm(ta.getIdx()), ptr[reg_row + base[j][0] * esz]);
+                    vinsertf128(Ymm(ta.getIdx()), Ymm(ta.getIdx()), ptr[reg_row + base[j][1] * esz], 1);
+                    vpermilps(tb, ta, i1);
+                    vpermilps(ta, ta, i0);
+                    vmulps(r, ta, Vmm(kColRegs[j][2]));
+                    vfmadd231ps(r, tb, Vmm(kColRegs[j][3]));
+                    vmovups(ptr[reg_base + j * V], r);
+                    continue;
+                }
                 load_window(ta, ptr[reg_row + base[j][0] * esz]);
                 if (pairs[j]) {
                     select(tb, i1, ta);

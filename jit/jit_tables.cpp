@@ -52,6 +52,26 @@ void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t 
     }
 }
 
+bool lane_windows(const jit_conf &c, const pass_record &r, int64_t last, int32_t (&off)[2], int32_t (&idx)[2][8]) {
+    if (c.simd_w != 8) return false;
+    for (int lane = 0; lane < 2; ++lane) {
+        int32_t lo = r.ia[4 * lane], hi = lo;
+        for (int l = 4 * lane; l < 4 * lane + 4; ++l) {
+            lo = std::min(lo, r.ia[l]);
+            hi = std::max(hi, static_cast<int32_t>(r.ia[l] + c.flat_c));
+        }
+        // The window [at, at + 3] holds [lo, hi]; moved left where it would pass `last`.
+        const int32_t at = static_cast<int32_t>(std::min<int64_t>(lo, last - 3));
+        if (hi - lo > 3 || at < 0 || hi > last) return false;
+        off[lane] = at;
+        for (int l = 4 * lane; l < 4 * lane + 4; ++l) {
+            idx[0][l] = r.ia[l] - at;
+            idx[1][l] = static_cast<int32_t>(r.ia[l] + c.flat_c - at);
+        }
+    }
+    return true;
+}
+
 namespace {
 
 // log2 of the lowest set bit of a nonzero float (its quantum: the float is an odd multiple).
@@ -188,6 +208,21 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             if (c.window) {
                 put<int32_t>(t.wtab, rec, static_cast<int32_t>(r.base[0]));
                 put<int32_t>(t.wtab, rec + 4, static_cast<int32_t>(r.base[1]));
+            }
+            // Column lane windows (jit_conf::cols_inlane): a pair record's ia and ib hold the
+            // in-lane controls of taps 0 and 1, and bytes 8-15 the lanes' window offsets.
+            int32_t off[2], idx[2][8];
+            const bool pair = v < c.ow_full ? v < c.pair_vecs : c.pair_tail;
+            if (c.cols_inlane && pair && lane_windows(c, r, c.row_in - 1 - r.base[0], off, idx)) {
+                put<int32_t>(t.wtab, rec + 8, off[0]);
+                put<int32_t>(t.wtab, rec + 12, off[1]);
+                for (int64_t l = 0; l < sw; ++l) {
+                    put<int32_t>(t.wtab, rec + V + 4 * l, idx[0][l]);
+                    put<int32_t>(t.wtab, rec + 2 * V + 4 * l, idx[1][l]);
+                    put<float>(t.wtab, rec + 3 * V + 4 * l, r.w0[l]);
+                    put<float>(t.wtab, rec + 4 * V + 4 * l, r.w1[l]);
+                }
+                continue;
             }
             for (int64_t l = 0; l < sw; ++l) {
                 put_index(rec + V, l, r.ia[l]);

@@ -59,5 +59,10 @@ struct pass_record {  // lanes simd_w and up are left unset (no zero fill: it wa
     float w0[16], w1[16];
 };
 void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t v, pass_record &r);
+// AVX2 f32 lane windows of a window-pair record: whether each 128-bit lane's four outputs take
+// both taps from four consecutive src elements; if so, off[lane] is where that lane's window
+// starts (elements from base[0]; moved left where it would pass element `last`, counted from
+// base[0] too) and idx[tap][l] the vpermilps controls that select lane l's taps from it.
+bool lane_windows(const jit_conf &c, const pass_record &r, int64_t last, int32_t (&off)[2], int32_t (&idx)[2][8]);
 
 }  // namespace xinterp

@@ -573,7 +573,8 @@ TEST(jit_bitwise, blend_h_pairs) {
 }
 
 // Linear W-planes made column by column (conf.wplane_cols): each column pair's records in
-// registers, then down the slab's rows. An odd count of vectors (the last column alone), tails,
+// registers, then down the slab's rows; AVX2 f32 pair vectors from two lane windows
+// (conf.cols_inlane), the row's last ones moved left. An odd count of vectors (the last column alone), tails,
 // records whose taps need two windows (align_corners' and half_pixel's clamped right edge), a
 // periodic run of more than two phases (5/3), W just over simd_w, 3-D slabs, flat NXC rows;
 // 1 and 2 threads.
@@ -587,14 +588,18 @@ TEST(jit_bitwise, wplane_columns) {
         {data_format::ncx, 1, {4, 15}, {9, 73}},     // r15to73's W
         {data_format::ncx, 2, {3, 5, 11}, {7, 9, 17}},  // 3-D: slabs of one src D slice
         {data_format::nxc, 3, {7, 11}, {15, 23}}};   // flat NXC rows of 33 -> 69
-    int columns = 0, runs = 0;  // align_corners 33 -> 65 is exactly 2x: f32 in-lane periodic rows
+    int columns = 0, lanes = 0, runs = 0;  // align_corners 33 -> 65 is exactly 2x: f32 in-lane periodic rows
     sweep_linear(shapes, 900, [](const op_desc &, int) { return false; },
                  [&](const op_desc &d, const jit_conf &c) {
                      EXPECT_EQ(c.wplane_cols, !c.per_inlane) << describe(d);
                      columns += c.wplane_cols;
+                     lanes += c.cols_inlane;
                      ++runs;
                  });
     EXPECT_GE(columns, runs - 8);  // 2 in-lane cases x 2 NT settings x 2 thread counts
+    EXPECT_GE(lanes, 20);          // f32 columns with lane windows (the last ones moved left)
+    const auto c17 = problem_builder().src({1, 3, 33, 33}).sizes({65, 65}).fmt(data_format::ncx).mode(mode::linear);
+    EXPECT_TRUE(make_jit_conf(make_problem(c17), cpu_isa::avx2).cols_inlane);
     // Exact 2x keeps its up2 groups; f32 in-lane periodic runs (4x) keep rows.
     const auto up2 = problem_builder().src({1, 2, 9, 30}).sizes({20, 60}).fmt(data_format::ncx).mode(mode::linear);
     EXPECT_FALSE(make_jit_conf(make_problem(up2), cpu_isa::avx2).wplane_cols);

@@ -191,7 +191,8 @@ struct jit_conf {
     // vectors' records (window bases, selects, weights) are read once into registers, and then
     // every src row of the slab takes a window load, the selects and the mul and FMA per vector.
     // Row by row, each vector read its record again in every row: four loads besides the
-    // window. The same instructions per lane, so the same bits.
+    // window. The same instructions per lane, so the same bits. Up to kColsBudget of W-plane.
+    static constexpr int64_t kColsBudget = int64_t(64) << 10;
     bool wplane_cols = false;
     // AVX2 f32 columns: every window-pair vector loads two 4-element lane windows and selects
     // with vpermilps (two pipes on Zen 3) instead of one 8-element window and vpermps (one), as

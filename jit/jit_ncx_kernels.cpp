@@ -513,23 +513,21 @@ void jit_ncx_wpass<isa>::plane_columns() {
     const Reg64 base[2][2] = {{reg_ba, reg_bb}, {reg_scr, reg_tmp}};
     const Vmm ta(13), tb(15), r(kT1);
     const bool inlane = !kEvex && c.cols_inlane;  // lane windows (pair vectors' records say where)
-    for (int64_t v0 = 0; v0 < c.ow_vecs; v0 += 2) {
-        const int n = static_cast<int>(std::min<int64_t>(2, c.ow_vecs - v0));
-        bool pairs[2] = {false, false};
+    // One column group: n (1 or 2) vectors whose records start at reg_tab and whose outputs at
+    // reg_dst, all pairs or none; then reg_tab and reg_dst step past them.
+    auto group = [&](int n, bool pairs) {
         for (int j = 0; j < n; ++j) {
-            const int64_t v = v0 + j;
-            const int off = static_cast<int>(v * c.rec_bytes);
+            const int off = j * c.rec_bytes;
             const Vmm i0(kColRegs[j][0]), i1(kColRegs[j][1]);
-            pairs[j] = v < c.ow_full ? v < c.pair_vecs : c.pair_tail;
             movsxd(base[j][0], dword[reg_tab + off]);
             vmovups(i0, ptr[reg_tab + off + V]);
-            if (pairs[j] && inlane) {  // the lanes' windows at base + off[lane]; tap 1's controls
+            if (pairs && inlane) {  // the lanes' windows at base + off[lane]; tap 1's controls
                 movsxd(base[j][1], dword[reg_tab + off + 12]);
                 add(base[j][1], base[j][0]);
                 movsxd(reg_cnt, dword[reg_tab + off + 8]);
                 add(base[j][0], reg_cnt);
                 vmovups(i1, ptr[reg_tab + off + 2 * V]);
-            } else if (pairs[j]) {
+            } else if (pairs) {
                 vpaddd(i1, i0, vmm_flat_c);  // tap 1 within tap 0's window
             } else {
                 movsxd(base[j][1], dword[reg_tab + off + 4]);
@@ -539,30 +537,27 @@ void jit_ncx_wpass<isa>::plane_columns() {
             vmovups(Vmm(kColRegs[j][3]), ptr[reg_tab + off + 4 * V]);
         }
         mov(reg_row, reg_src);
-        lea(reg_base, ptr[reg_dst + static_cast<int>(v0 * V)]);
+        mov(reg_base, reg_dst);
         mov(reg_cnt, PARG(rows));
         Label l_rows;
         L(l_rows); {
             for (int j = 0; j < n; ++j) {
                 const Vmm i0(kColRegs[j][0]), i1(kColRegs[j][1]);
-                if (pairs[j] && inlane) {
+                if (pairs && inlane) {
                     vmovups(Xmm(ta.getIdx()), ptr[reg_row + base[j][0] * esz]);
                     vinsertf128(Ymm(ta.getIdx()), Ymm(ta.getIdx()), ptr[reg_row + base[j][1] * esz], 1);
                     vpermilps(tb, ta, i1);
                     vpermilps(ta, ta, i0);
-                    vmulps(r, ta, Vmm(kColRegs[j][2]));
-                    vfmadd231ps(r, tb, Vmm(kColRegs[j][3]));
-                    vmovups(ptr[reg_base + j * V], r);
-                    continue;
-                }
-                load_window(ta, ptr[reg_row + base[j][0] * esz]);
-                if (pairs[j]) {
-                    select(tb, i1, ta);
                 } else {
-                    load_window(tb, ptr[reg_row + base[j][1] * esz]);
-                    select(tb, i1, tb);
+                    load_window(ta, ptr[reg_row + base[j][0] * esz]);
+                    if (pairs) {
+                        select(tb, i1, ta);
+                    } else {
+                        load_window(tb, ptr[reg_row + base[j][1] * esz]);
+                        select(tb, i1, tb);
+                    }
+                    select(ta, i0, ta);
                 }
-                select(ta, i0, ta);
                 vmulps(r, ta, Vmm(kColRegs[j][2]));
                 vfmadd231ps(r, tb, Vmm(kColRegs[j][3]));
                 vmovups(ptr[reg_base + j * V], r);
@@ -572,6 +567,24 @@ void jit_ncx_wpass<isa>::plane_columns() {
             dec(reg_cnt);
             jnz(l_rows, T_NEAR);
         }
+        add(reg_tab, n * c.rec_bytes);
+        add(reg_dst, n * V);
+    };
+    // The pair vectors are a prefix (jit_conf: pair_vecs, then the tail if it pairs); each kind
+    // runs its two-vector groups in a loop, so the code stays the same size for any row width,
+    // and an odd vector goes alone.
+    const int64_t n_pairs = c.pair_vecs + (c.ow_tail > 0 && c.pair_tail ? 1 : 0);
+    for (const auto &[count, pairs] : {std::pair{n_pairs, true}, std::pair{c.ow_vecs - n_pairs, false}}) {
+        if (count >= 2) {
+            Label l_grp;
+            mov(reg_rows, count / 2);
+            L(l_grp); {
+                group(2, pairs);
+                dec(reg_rows);
+                jnz(l_grp, T_NEAR);
+            }
+        }
+        if (count % 2) group(1, pairs);
     }
 }
 

@@ -600,6 +600,10 @@ TEST(jit_bitwise, wplane_columns) {
     EXPECT_GE(lanes, 20);          // f32 columns with lane windows (the last ones moved left)
     const auto c17 = problem_builder().src({1, 3, 33, 33}).sizes({65, 65}).fmt(data_format::ncx).mode(mode::linear);
     EXPECT_TRUE(make_jit_conf(make_problem(c17), cpu_isa::avx2).cols_inlane);
+    // W-planes past kColsBudget keep rows (seg_8x: 128 KiB, rows 2 KiB apart).
+    const auto seg = problem_builder().src({1, 2, 64, 64}).sizes({512, 512}).fmt(data_format::ncx).mode(mode::linear).dt(data_type::bf16);
+    const jit_conf cs = make_jit_conf(make_problem(seg), cpu_isa::avx2);
+    EXPECT_TRUE(cs.plane_mode && !cs.wplane_cols);
     // Exact 2x keeps its up2 groups; f32 in-lane periodic runs (4x) keep rows.
     const auto up2 = problem_builder().src({1, 2, 9, 30}).sizes({20, 60}).fmt(data_format::ncx).mode(mode::linear);
     EXPECT_FALSE(make_jit_conf(make_problem(up2), cpu_isa::avx2).wplane_cols);

@@ -321,11 +321,23 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
         vfmadd231ps(vmm_hd0, vmm_wd1, same ? wy : wz);
         store_f32(c.dt, ptr[reg_dst_b], vmm_hd0, n, nt_);
     };
-    auto advance = [&](int bytes_in, int bytes_out) {
-        add(reg_p0, bytes_in);
-        add(reg_p1, bytes_in);
-        add(reg_dst, bytes_out);
-        add(reg_dst_b, bytes_out);
+    pixel_loop(compute, [&](int bytes) {
+        add(reg_dst, bytes);
+        add(reg_dst_b, bytes);
+    });
+}
+
+// The pixels of a row (pair and run kernels: dst in the src dtype): per pixel its taps, the
+// full channel vectors, then the tail (AVX-512: under an opmask; AVX2: the overlapping last
+// vector, as in gen_nxc_linear). compute(n) makes and stores n channels at reg_p0 / reg_p1 and
+// the output pointers; dst_add(bytes) steps the output pointers.
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::pixel_loop(const std::function<void(int64_t)> &compute, const std::function<void(int)> &dst_add) {
+    const jit_conf &c = conf_;
+    auto advance = [&](int bytes) {
+        add(reg_p0, bytes);
+        add(reg_p1, bytes);
+        dst_add(bytes);
     };
     Label l_ow, l_c;
     mov(reg_ow, c.OW);
@@ -335,21 +347,19 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
             mov(reg_cnt, c.c_full);
             L(l_c); {
                 compute(simd_w);
-                advance(simd_w * c.esize, simd_w * c.esize);
+                advance(simd_w * c.esize);
                 dec(reg_cnt);
                 jnz(l_c, T_NEAR);
             }
         }
         if (c.c_tail > 0 && kEvex) {
             compute(c.c_tail);
-            add(reg_dst, static_cast<int>(c.c_tail * c.esize));
-            add(reg_dst_b, static_cast<int>(c.c_tail * c.esize));
-        } else if (c.c_tail > 0) {  // the overlapping last vector, as in gen_nxc_linear
+            dst_add(static_cast<int>(c.c_tail * c.esize));
+        } else if (c.c_tail > 0) {
             const int back = static_cast<int>((simd_w - c.c_tail) * c.esize);
-            advance(-back, -back);
+            advance(-back);
             compute(simd_w);
-            add(reg_dst, simd_w * c.esize);
-            add(reg_dst_b, simd_w * c.esize);
+            dst_add(simd_w * c.esize);
         }
         add(reg_tab, c.wtab_stride);
         dec(reg_ow);
@@ -395,37 +405,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
             std::swap(prev, cur);
         }
     };
-    auto advance = [&](int bytes) {
-        add(reg_p0, bytes);
-        add(reg_p1, bytes);
-        add(reg_dst, bytes);
-    };
-    Label l_ow, l_c;
-    mov(reg_ow, c.OW);
-    L(l_ow); {
-        pixel_taps();
-        if (c.c_full > 0) {
-            mov(reg_cnt, c.c_full);
-            L(l_c); {
-                compute(simd_w);
-                advance(simd_w * c.esize);
-                dec(reg_cnt);
-                jnz(l_c, T_NEAR);
-            }
-        }
-        if (c.c_tail > 0 && kEvex) {
-            compute(c.c_tail);
-            add(reg_dst, static_cast<int>(c.c_tail * c.esize));
-        } else if (c.c_tail > 0) {  // the overlapping last vector, as in gen_nxc_linear
-            const int back = static_cast<int>((simd_w - c.c_tail) * c.esize);
-            advance(-back);
-            compute(simd_w);
-            add(reg_dst, simd_w * c.esize);
-        }
-        add(reg_tab, c.wtab_stride);
-        dec(reg_ow);
-        jnz(l_ow, T_NEAR);
-    }
+    pixel_loop(compute, [&](int bytes) { add(reg_dst, bytes); });
 }
 
 template <cpu_isa isa>

@@ -1,6 +1,8 @@
 // The NXC row kernel: one output row (OW pixels x C channels) per call, vectorised across C;
 // or, for the separable NXC path, the W step of one src row.
 #pragma once
+#include <functional>
+
 #include "jit_conf.hpp"
 #include "jit_io.hpp"
 
@@ -60,6 +62,7 @@ private:
     void gen_nxc_linear();
     void gen_nxc_linear_pair();
     void gen_nxc_linear_run();  // pair_kind::same_run (conf.same_run)
+    void pixel_loop(const std::function<void(int64_t)> &compute, const std::function<void(int)> &dst_add);
     void pixel_taps();
     void gen_nxc_nearest();
 };

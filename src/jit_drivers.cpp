@@ -37,8 +37,8 @@ public:
             }
             if (conf_.row_pairs) make(pair_kind::chained, pair_, &pair_nt_);
             if (conf_.same_pairs) make(pair_kind::same_taps, same_, &same_nt_);
-            // Runs of same-taps pairs, plain stores only: 2 * same_run NT streams at once would
-            // keep as many write-combining buffers open (two already ran slower than one).
+            // Runs of same-taps pairs, plain stores only: they write 2 * same_run rows at once,
+            // and two NT streams already ran slower than one (the D pairs, below).
             const auto &runs = tables_.h_run_start;
             if (conf_.same_run > 0 && std::find(runs.begin(), runs.end(), 1) != runs.end())
                 make(pair_kind::same_run, run_, nullptr);

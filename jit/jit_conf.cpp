@@ -418,11 +418,11 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     if (lin && c.k == 3 && c.plane_mode && !c.fuse_h && (!c.nt_eligible || c.esize == 2))
         c.d_pairs = d_taps_repeat(p);
     // Linear W-planes column by column (jit_conf.hpp, wplane_cols). A/B on the dev VM against
-    // row by row: c17, c23 and r15to73 NCX 0.93-0.97x the time in f32, 0.90-0.92x in f16 and
+    // row by row: c17, c23 and r15to73 NCX 0.93-0.96x the time in f32, 0.90-0.93x in f16 and
     // 0.78-0.95x in bf16; 3-D and flat NXC (C = 3, 5) 0.86-0.95x. Periodic runs: 5/3
     // 0.78-0.89x, 8/3 and 4x 16-bit 0.94-0.98x; f32 with lane windows (4x, 8x, 8/3)
     // 0.98-1.02x, so those keep rows. W-planes past L1 gave 0.89-1.0x, but seg_8x NCX bf16
-    // (128 KiB, rows 2 KiB apart, so a column's rows share two L1 sets) 1.12-1.15x: the
+    // (128 KiB, rows 2 KiB apart, so a column's rows share two L1 sets) 1.10-1.16x: the
     // columns stop at kColsBudget.
     c.wplane_cols = lin && c.pass_engine && c.plane_mode && !c.fuse_h && !c.h2_pairs && c.window && c.up2_groups == 0 &&
                     !c.per_inlane && c.wplane_bytes <= jit_conf::kColsBudget;

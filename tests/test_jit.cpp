@@ -587,7 +587,8 @@ TEST(jit_bitwise, wplane_columns) {
         {data_format::ncx, 3, {5, 10}, {11, 9}},     // W down: align_corners' last tap in two windows
         {data_format::ncx, 1, {4, 15}, {9, 73}},     // r15to73's W
         {data_format::ncx, 2, {3, 5, 11}, {7, 9, 17}},  // 3-D: slabs of one src D slice
-        {data_format::nxc, 3, {7, 11}, {15, 23}}};   // flat NXC rows of 33 -> 69
+        {data_format::nxc, 3, {7, 11}, {15, 23}},    // flat NXC rows of 33 -> 69
+        {data_format::ncx, 1, {2, 1900}, {3, 4000}}};  // 500 vectors a row: the group loops, not unrolled code
     int columns = 0, lanes = 0, runs = 0;  // align_corners 33 -> 65 is exactly 2x: f32 in-lane periodic rows
     sweep_linear(shapes, 900, [](const op_desc &, int) { return false; },
                  [&](const op_desc &d, const jit_conf &c) {

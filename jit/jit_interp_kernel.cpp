@@ -91,7 +91,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     auto compute = [&](int64_t n) {
         interp(n, 0);
         store_f32(out_dt, ptr[reg_dst], vmm_hd0, n, nt_);  // clobbers the io temps, not vmm_out_b
-        if (dpair) store_f32(out_dt, ptr[reg_dst_b], vmm_out_b, n, nt_);
+        if (dpair) store_f32(out_dt, ptr[reg_dst_b], vmm_out_b, n, false);  // NT variant: the first row only
     };
     // AVX2 bf16: channel vectors in pairs, rounded together by cvt2_to_bf16.
     const bool pairs = !kEvex && out_dt == data_type::bf16 && c.c_full >= 2 && !dpair;  // D pairs: f32/f16

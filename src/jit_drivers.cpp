@@ -42,10 +42,11 @@ public:
             const auto &runs = tables_.h_run_start;
             if (conf_.same_run > 0 && std::find(runs.begin(), runs.end(), 1) != runs.end())
                 make(pair_kind::same_run, run_, nullptr);
-            // D pairs take plain stores even where dst is NT-sized: their two rows, a D slice
-            // apart, made two NT streams that ran vol_2x NXC 1.2x slower than single NT rows;
-            // with plain stores the pairs ran it 0.8x the time of single NT rows.
-            if (conf_.d_pairs) make(pair_kind::d_same, dpair_, nullptr);
+            // D pairs where dst is NT-sized: the first row with NT stores, the second (a D slice
+            // on) with plain ones. Two NT streams ran vol_2x NXC 1.2x slower than single NT
+            // rows, and two plain ones 0.8x; NT and plain, against two plain, ran f32 0.85-0.86x
+            // the time (medians of three A/Bs, same process) and f16 0.95-1.02x.
+            if (conf_.d_pairs) make(pair_kind::d_same, dpair_, &dpair_nt_);
         }
         arena_.seal();
     }
@@ -56,6 +57,7 @@ public:
         if (pair_) v.push_back(part("row_pair", *pair_));
         if (pair_nt_) v.push_back(part("row_pair_nt", *pair_nt_));
         if (dpair_) v.push_back(part("row_dpair", *dpair_));
+        if (dpair_nt_) v.push_back(part("row_dpair_nt", *dpair_nt_));
         if (same_) v.push_back(part("row_same", *same_));
         if (run_) v.push_back(part("row_run", *run_));
         if (same_nt_) v.push_back(part("row_same_nt", *same_nt_));
@@ -69,7 +71,7 @@ public:
         const bool nearest = prob().algorithm == alg::nearest;
         const auto pair_fn = pick(nt, pair_, pair_nt_);
         const auto same_fn = pick(nt, same_, same_nt_);
-        const auto dpair_fn = dpair_ ? dpair_->fn() : nullptr;
+        const auto dpair_fn = dpair_ ? pick(nt, dpair_, dpair_nt_) : nullptr;
         const auto run_fn = run_ && !nt ? run_->fn() : nullptr;
         const int64_t run_rows = 2 * int64_t(conf_.same_run);
         const int64_t OH = prob().out[1];
@@ -165,7 +167,7 @@ public:
 
 private:
     using gen_t = jit_interp_kernel<kIsa>;
-    std::unique_ptr<gen_t> gen_, gen_nt_, pair_, pair_nt_, same_, same_nt_, dpair_, run_;
+    std::unique_ptr<gen_t> gen_, gen_nt_, pair_, pair_nt_, same_, same_nt_, dpair_, dpair_nt_, run_;
     std::unique_ptr<jit_stream_copy> stream_;
 
     void set_row(jit_args &a, int64_t r, const row_id &o, const uint8_t *src, uint8_t *dst) const {

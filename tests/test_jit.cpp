@@ -461,7 +461,7 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
 
 // Direct NXC 3-D linear in D pairs: rows (od, oh) and (od + 1, oh) with the same D taps share
 // their W and H steps. At 1 and 2 threads (a split can separate a pair's rows, which then go
-// singly), with NT-sized dst (pairs keep plain stores, single rows take NT ones). The shapes
+// singly), with NT-sized dst (a pair's first row takes NT stores, its second plain ones). The shapes
 // keep W-planes over the separable path's limits (f32 128 KiB, f16 4 MiB), so the direct
 // kernel runs.
 TEST(jit_bitwise, nxc_linear_d_pairs) {

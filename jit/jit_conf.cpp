@@ -434,8 +434,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         pass_record r;
         int32_t off[2], idx[2][8];
         bool all = true;
-        for (int64_t v = 0; v < c.ow_vecs && all; ++v) {
-            if (!(v < c.ow_full ? v < c.pair_vecs : c.pair_tail)) continue;
+        for (int64_t v = 0; v < window_pair_vecs(c) && all; ++v) {
             make_pass_record(c, wt, true, v, r);
             all = lane_windows(c, r, c.row_in - 1 - r.base[0], off, idx);
         }

@@ -247,6 +247,9 @@ inline uint32_t window_index_step(const jit_conf &c) {
     return c.dt == data_type::bf16 ? 0x02020000u : 0x02020202u;  // the word pair's two bytes
 }
 
+// Window pairs (jit_conf::pair_vecs, pair_tail) are a prefix of a row's vectors: how many.
+inline int64_t window_pair_vecs(const jit_conf &c) { return c.pair_vecs + (c.ow_tail > 0 && c.pair_tail ? 1 : 0); }
+
 // Per-execution flags of the kernel ABIs below (their `flags` field).
 // kFlagBf16Clean: every src value is zero or a normal bf16 within the bounds of
 // jit_tables::bf16_clean_lo/hi, so no result can be NaN, infinite or denormal and the bf16

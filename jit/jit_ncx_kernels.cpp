@@ -570,10 +570,10 @@ void jit_ncx_wpass<isa>::plane_columns() {
         add(reg_tab, n * c.rec_bytes);
         add(reg_dst, n * V);
     };
-    // The pair vectors are a prefix (jit_conf: pair_vecs, then the tail if it pairs); each kind
-    // runs its two-vector groups in a loop, so the code stays the same size for any row width,
-    // and an odd vector goes alone.
-    const int64_t n_pairs = c.pair_vecs + (c.ow_tail > 0 && c.pair_tail ? 1 : 0);
+    // The pair vectors are a prefix (window_pair_vecs); each kind runs its two-vector groups
+    // in a loop, so the code stays the same size for any row width, and an odd vector goes
+    // alone.
+    const int64_t n_pairs = window_pair_vecs(c);
     for (const auto &[count, pairs] : {std::pair{n_pairs, true}, std::pair{c.ow_vecs - n_pairs, false}}) {
         if (count >= 2) {
             Label l_grp;

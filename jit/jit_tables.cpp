@@ -212,7 +212,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             // Column lane windows (jit_conf::cols_inlane): a pair record's ia and ib hold the
             // in-lane controls of taps 0 and 1, and bytes 8-15 the lanes' window offsets.
             int32_t off[2], idx[2][8];
-            const bool pair = v < c.ow_full ? v < c.pair_vecs : c.pair_tail;
+            const bool pair = v < window_pair_vecs(c);
             if (c.cols_inlane && pair && lane_windows(c, r, c.row_in - 1 - r.base[0], off, idx)) {
                 put<int32_t>(t.wtab, rec + 8, off[0]);
                 put<int32_t>(t.wtab, rec + 12, off[1]);

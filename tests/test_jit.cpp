@@ -461,9 +461,9 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
 
 // Direct NXC 3-D linear in D pairs: rows (od, oh) and (od + 1, oh) with the same D taps share
 // their W and H steps. At 1 and 2 threads (a split can separate a pair's rows, which then go
-// singly), with NT-sized dst (a pair's first row takes NT stores, its second plain ones). The shapes
-// keep W-planes over the separable path's limits (f32 128 KiB, f16 4 MiB), so the direct
-// kernel runs.
+// singly), with NT-sized dst (a pair's first row takes NT stores, its second plain ones). The
+// shapes keep W-planes over the separable path's limits (f32 128 KiB, f16 4 MiB), so the
+// direct kernel runs.
 TEST(jit_bitwise, nxc_linear_d_pairs) {
     REQUIRE_AVX2();
     auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
@@ -574,10 +574,10 @@ TEST(jit_bitwise, blend_h_pairs) {
 
 // Linear W-planes made column by column (conf.wplane_cols): each column pair's records in
 // registers, then down the slab's rows; AVX2 f32 pair vectors from two lane windows
-// (conf.cols_inlane), the row's last ones moved left. An odd count of vectors (the last column alone), tails,
-// records whose taps need two windows (align_corners' and half_pixel's clamped right edge), a
-// periodic run of more than two phases (5/3), W just over simd_w, 3-D slabs, flat NXC rows;
-// 1 and 2 threads.
+// (conf.cols_inlane), the row's last ones moved left. An odd count of vectors (the last
+// column alone), tails, records whose taps need two windows (align_corners' and half_pixel's
+// clamped right edge), a periodic run of more than two phases (5/3), W just over simd_w, 3-D
+// slabs, flat NXC rows, a 500-vector row; 1 and 2 threads.
 TEST(jit_bitwise, wplane_columns) {
     REQUIRE_AVX2();
     const std::vector<layout_shape> shapes = {

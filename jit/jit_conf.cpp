@@ -69,7 +69,7 @@ h_links scan_h_links(const problem &p, int axis = 1) {
         const linear_tap b = linear_coord(o, p.in[axis], p.out[axis], p.ctm);
         r.shared += b.i0 == a.i0 || b.i0 == a.i1 || b.i1 == a.i0 || b.i1 == a.i1;
         r.chained += a.i1 == b.i0;
-        r.same += a.i0 == b.i0 && a.i1 == b.i1;
+        r.same += a.same_taps(b);
         a = b;
     }
     return r;

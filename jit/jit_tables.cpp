@@ -141,7 +141,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
         for (int64_t od = 0; od + 1 < p.out[0]; ++od) {
             const linear_tap &x = t.d.lin[od], &y = t.d.lin[od + 1];
             const bool second = od > 0 && t.d_pair_start[od - 1];
-            t.d_pair_start[od] = !second && x.i0 == y.i0 && x.i1 == y.i1;
+            t.d_pair_start[od] = !second && x.same_taps(y);
         }
     }
     if (c.same_run > 0) {
@@ -151,7 +151,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             const linear_tap &a = t.h.lin[oh], &b = t.h.lin[oh + 1];
             for (int64_t k = 0; k < m; ++k) {
                 const linear_tap &x = t.h.lin[oh + 2 * k], &y = t.h.lin[oh + 2 * k + 1];
-                const bool taps = x.i0 == a.i0 + k && x.i1 == x.i0 + 1 && y.i0 == x.i0 && y.i1 == x.i1;
+                const bool taps = x.i0 == a.i0 + k && x.i1 == x.i0 + 1 && y.same_taps(x);
                 if (!taps || x.w0 != a.w0 || x.w1 != a.w1 || y.w0 != b.w0 || y.w1 != b.w1) return false;
             }
             return true;

@@ -76,8 +76,7 @@ public:
         const int64_t run_rows = 2 * int64_t(conf_.same_run);
         const int64_t OH = prob().out[1];
         auto same_taps = [&](int64_t oh) {  // rows oh and oh + 1 read the same two src rows
-            const linear_tap &x = tables_.h.lin[oh], &y = tables_.h.lin[oh + 1];
-            return x.i0 == y.i0 && x.i1 == y.i1;
+            return tables_.h.lin[oh].same_taps(tables_.h.lin[oh + 1]);
         };
         const auto stream_fn = stream_ ? stream_->fn() : nullptr;
         const int64_t flags = exec_flags(src);

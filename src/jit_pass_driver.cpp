@@ -431,7 +431,7 @@ private:
                 }
                 // Rows oh and oh + 1 (in this range) with the same H taps: one call for both.
                 const linear_tap *tn = o.oh + 1 < p.out[1] ? &tables_.h.lin[o.oh + 1] : nullptr;
-                if (blend_pair && tn && r + 1 < r1 && tn->i0 == th.i0 && tn->i1 == th.i1) {
+                if (blend_pair && tn && r + 1 < r1 && tn->same_taps(th)) {
                     ba.dst_b = out + conf_.dst_row_bytes;
                     ba.wb0 = tn->w0;
                     ba.wb1 = tn->w1;

@@ -34,6 +34,8 @@ inline int64_t nearest_index(int64_t o, int64_t I, int64_t O, coordinate_transfo
 struct linear_tap {
     int64_t i0, i1;
     float w0, w1;
+    // Both src taps equal (the weights may differ): the two outputs blend the same src rows.
+    bool same_taps(const linear_tap &o) const { return i0 == o.i0 && i1 == o.i1; }
 };
 
 // Linear: t = clamp(s, 0, I-1); i0 = (int64)t; i1 = min(i0+1, I-1); w1 = t - i0; w0 = 1 - w1.

@@ -271,7 +271,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         }
         if (c.nxc_separable) {  // scratch rows and the blends see flat rows of OW * C elements
             set_flat_rows(c, c.C);
-            c.bf16_lane_split = c.dt == data_type::bf16 && w == 8 && c.C % 16 == 0;
+            c.bf16_even_odd = c.dt == data_type::bf16 && w == 8 && c.C % 16 == 0;
             c.n_slots = 2 * c.nd;
             c.scratch_bytes = c.n_slots * c.ow_pad * 4;
             if (c.plane_mode) {

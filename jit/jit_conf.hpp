@@ -37,10 +37,13 @@ struct jit_conf {
     // rows (fuse_h's rule), where the direct kernel is that fusion already.
     bool nxc_separable = false;
     // Separable NXC bf16 on AVX2 with C a multiple of 16: the f32 W rows hold each flat block of
-    // 16 elements in the order vpunpck{l,h}wd widen them (0-3, 8-11, 4-7, 12-15), which takes
-    // one instruction per 8 elements instead of two; the blend's pack (vpackusdw of the two
-    // vectors) then restores the order by itself, without the vpermq.
-    bool bf16_lane_split = false;
+    // 16 elements as its even elements, then its odd ones. The W step loads the 16 words once
+    // and widens the even ones with a shift (vpslld 16) and the odd ones with a mask (vpand
+    // 0xffff0000, any of the four FP pipes on Zen 3), where in-order widening takes a shuffle
+    // per 8 and one more load. The blends round the two vectors with cvt2_to_bf16_interleaved:
+    // the odd ones' bf16 are already the high halves, so an OR interleaves them (8 instructions
+    // per 16 outputs, against 9 for a pack).
+    bool bf16_even_odd = false;
     // Direct NXC 2-D linear: output rows oh and oh + 1 whose H taps chain (oh's i1 is oh+1's
     // i0, as in 2x half_pixel upsampling) go to one call of a row-pair kernel, which makes the
     // W step of the three src rows once and both H steps from them (5 instead of 6 FMA-pipe

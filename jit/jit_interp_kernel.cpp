@@ -95,9 +95,12 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     };
     // AVX2 bf16: channel vectors in pairs, rounded together by cvt2_to_bf16.
     const bool pairs = !kEvex && out_dt == data_type::bf16 && c.c_full >= 2 && !dpair;  // D pairs: f32/f16
-    const bool split = !kEvex && w_only_ && c.bf16_lane_split;  // C % 16 == 0: no tail
-    const Vmm vmm_zero(12);
-    if (split) vpxor(vmm_zero, vmm_zero, vmm_zero);
+    const bool split = !kEvex && w_only_ && c.bf16_even_odd;  // C % 16 == 0: no tail
+    const Vmm vmm_hi(12), vmm_raw0(2), vmm_raw1(3);  // W only: no H weights in 2 and 3
+    if (split) {
+        static constexpr int32_t kHi[8] = {-65536, -65536, -65536, -65536, -65536, -65536, -65536, -65536};
+        vmovdqu(vmm_hi, ptr[rip + pool_vec8(kHi)]);
+    }
     auto dst_add = [&](int bytes) {  // both output rows move together
         add(reg_dst, bytes);
         if (dpair) add(reg_dst_b, bytes);
@@ -122,16 +125,18 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             dst_add(vecs * simd_w * out_es);
         };
         const int64_t singles = split ? 0 : pairs ? c.c_full % 2 : c.c_full;
-        if (split) {  // W step only, bf16 (conf.bf16_lane_split): 16 channels per trip
+        if (split) {  // W step only, bf16 (conf.bf16_even_odd): 16 channels per trip
             Label l_blk;
             mov(reg_cnt, c.C / 16);
             L(l_blk); {
+                vmovdqu(vmm_raw0, ptr[reg_p0]);
+                vmovdqu(vmm_raw1, ptr[reg_p1]);
                 for (int half = 0; half < 2; ++half) {
-                    // Channels 0-3 and 8-11 (low), 4-7 and 12-15 (high): each word lands in the
-                    // top half of a dword, which is its f32 value.
-                    for (const auto &[v, p] : {std::pair{vmm_a, reg_p0}, std::pair{vmm_b, reg_p1}}) {
-                        if (half == 0) vpunpcklwd(v, vmm_zero, ptr[p]);
-                        else vpunpckhwd(v, vmm_zero, ptr[p]);
+                    // Dword i holds channels 2i (low word) and 2i + 1 (high word): each lands in
+                    // the top half of a dword, which is its f32 value.
+                    for (const auto &[v, raw] : {std::pair{vmm_a, vmm_raw0}, std::pair{vmm_b, vmm_raw1}}) {
+                        if (half == 0) vpslld(v, raw, 16);
+                        else vpand(v, raw, vmm_hi);
                     }
                     vmulps(vmm_hd0, vmm_w0, vmm_a);
                     vfmadd231ps(vmm_hd0, vmm_w1, vmm_b);

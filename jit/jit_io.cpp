@@ -164,42 +164,38 @@ void jit_io::round_bf16_full(const Vmm &x) {
 
 // Two vectors at once: on kFlagBf16Clean executions, 10 instructions per 16 outputs; else the
 // full rule at 22 (cvt2_to_bf16_full).
-void jit_io::cvt2_to_bf16(const Ymm &x0, const Ymm &x1, bool permute) {
+void jit_io::cvt2_to_bf16(const Ymm &x0, const Ymm &x1) {
     const Ymm t0(kT0), t1(kT1), t2(kT2), t3(kT3);
     bf16_paths(
         [&] {
             round_bf16_clean(t0, x0, t2);
             round_bf16_clean(t1, x1, t3);
             vpackusdw(t0, t0, t1);
-            if (permute) vpermq(t0, t0, 0xd8);
+            vpermq(t0, t0, 0xd8);
         },
-        [&] { cvt2_to_bf16_full(x0, x1, permute); });
+        [&] { cvt2_to_bf16_full(x0, x1, false); });
 }
 
 // The clean path leaves odd's Veltkamp result where it is: its bf16 is already the high half
 // of each dword, and the even one's shifted down fills the low half (8 instructions per 16
-// outputs). The full rule rounds each vector alone (round_bf16_full) and shifts the odd one up.
+// outputs). The full rule is cvt2_to_bf16_full's, whose in-lane vpshufb interleaves the
+// packed words where the in-order rule's vpermq would put the qwords back.
 void jit_io::cvt2_to_bf16_interleaved(const Ymm &even, const Ymm &odd) {
-    const Ymm t0(kT0), t1(kT1), t2(kT2), t3(kT3), m(kMask);
+    const Ymm t0(kT0), t1(kT1), t2(kT2), t3(kT3);
     bf16_paths(
         [&] {
             round_bf16_clean(t0, even, t1);
             split_bf16(t3, odd, t2);
             vpor(t0, t0, t3);
         },
-        [&] {
-            round_bf16_full(odd);
-            vpslld(m, t0, 16);
-            round_bf16_full(even);
-            vpor(t0, t0, m);
-        });
+        [&] { cvt2_to_bf16_full(even, odd, true); });
 }
 
 // Per pair of vectors: 10 dword ops for the rounding (as round_bf16_full), then everything else
 // on 16 packed words: 22 instructions per 16 outputs instead of 30. NaN lanes come from
 // vcmpunordps (a NaN whose high half looks like infinity needs the low half to tell);
 // exponent-zero lanes keep only their sign.
-void jit_io::cvt2_to_bf16_full(const Ymm &x0, const Ymm &x1, bool permute) {
+void jit_io::cvt2_to_bf16_full(const Ymm &x0, const Ymm &x1, bool interleave) {
     const Ymm t0(kT0), t1(kT1), t2(kT2), t3(kT3);
     vpsrld(t0, x0, 16);
     vpsrld(t1, x1, 16);
@@ -225,8 +221,15 @@ void jit_io::cvt2_to_bf16_full(const Ymm &x0, const Ymm &x1, bool permute) {
     vpcmpeqw(t1, t1, t3);  // exponent zero
     vpand(t1, t1, ptr[rip + l_const_w7fff]);
     vpandn(t2, t1, t2);  // zero or denormal: the sign alone
-    if (permute) vpermq(t0, t2, 0xd8);
-    else vmovdqa(t0, t2);
+    if (interleave) {
+        // Each 128-bit lane holds x0's four words, then x1's: word j of the lane takes x0's
+        // word j / 2 (even j) or x1's (odd j).
+        static constexpr int32_t kZip[8] = {0x09080100, 0x0b0a0302, 0x0d0c0504, 0x0f0e0706,
+                                            0x09080100, 0x0b0a0302, 0x0d0c0504, 0x0f0e0706};
+        vpshufb(t0, t2, ptr[rip + pool_vec8(kZip)]);
+    } else {
+        vpermq(t0, t2, 0xd8);
+    }
 }
 
 void jit_io::store_bf16_pair(const Address &a, bool nt, bool aligned32) {

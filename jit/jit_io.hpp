@@ -79,13 +79,12 @@ protected:
     template <typename Vmm> void cvt_to_bf16(const Vmm &v);  // 16-bit results in Xmm(kT0)
     // AVX2: the same rounding for two vectors at once (the full rule's fixups on packed 16-bit
     // lanes); 16 results in order in Ymm(kT0). Neither input may be t0..t3.
-    // permute false: as vpackusdw leaves them (x0's low lane, x1's low lane, x0's high lane,
-    // x1's high lane), for inputs whose lanes are already in that order.
-    void cvt2_to_bf16(const Xbyak::Ymm &x0, const Xbyak::Ymm &x1, bool permute = true);
-    void cvt2_to_bf16_full(const Xbyak::Ymm &x0, const Xbyak::Ymm &x1, bool permute = true);
+    void cvt2_to_bf16(const Xbyak::Ymm &x0, const Xbyak::Ymm &x1);
+    // interleave: x0[i] and x1[i] to words 2i and 2i + 1 (cvt2_to_bf16_interleaved's order).
+    void cvt2_to_bf16_full(const Xbyak::Ymm &x0, const Xbyak::Ymm &x1, bool interleave);
     // The same rounding, with even[i] and odd[i] landing at words 2i and 2i + 1 of Ymm(kT0):
-    // for kernels whose outputs come as even and odd vectors (2x upsampling), where words
-    // interleave for less than f32 lanes do. Clobbers the mask register too.
+    // for kernels whose outputs come as even and odd vectors (2x upsampling, even/odd W rows),
+    // where words interleave for less than f32 lanes do.
     void cvt2_to_bf16_interleaved(const Xbyak::Ymm &even, const Xbyak::Ymm &odd);
     template <typename Vmm> void round_bf16_clean(const Vmm &r, const Vmm &x, const Vmm &t);
     // round_bf16_clean without the final shift: the bf16 in the high half of r's dwords.

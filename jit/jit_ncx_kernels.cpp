@@ -738,13 +738,17 @@ void jit_ncx_vblend<isa>::row(int out_es) {
             auto pair = [&](int k) {
                 blend(vmm_r, 2 * k * simd_w * 4, vmm_rb);
                 blend(r2, (2 * k + 1) * simd_w * 4, vmm_rb2);
-                // Lane-split rows: in order as packed. Rows start 16-byte aligned only, unless
-                // their length is a multiple of 16 elements.
+                // Even/odd rows: the two vectors are a block's even and odd elements. Rows start
+                // 16-byte aligned only, unless their length is a multiple of 16 elements.
                 const int64_t off = 2 * k * simd_w * out_es;
-                cvt2_to_bf16(vmm_r, r2, !c.bf16_lane_split);
+                auto cvt2 = [&](const Ymm &x0, const Ymm &x1) {
+                    if (c.bf16_even_odd) cvt2_to_bf16_interleaved(x0, x1);
+                    else cvt2_to_bf16(x0, x1);
+                };
+                cvt2(vmm_r, r2);
                 store_bf16_pair(ptr[reg_dst + off], nt_, c.row_out % 16 == 0);
                 if (pair_) {
-                    cvt2_to_bf16(vmm_rb, vmm_rb2, !c.bf16_lane_split);
+                    cvt2(vmm_rb, vmm_rb2);
                     store_bf16_pair(at_b(off), false, c.row_out % 16 == 0);
                 }
             };

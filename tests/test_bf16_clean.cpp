@@ -80,7 +80,7 @@ std::vector<op_desc> shapes() {
             bf16_linear({1, 4, 16, 16}, {32, 32}),                          // h2 pairs
             bf16_linear({1, 2, 3, 5, 7}, {6, 10, 14}),                      // 3-D NCX
             bf16_linear({1, 3, 4, 5, 19}, {7, 9, 41}, data_format::nxc),   // 3-D NXC, odd ratios
-            // Separable NXC, C % 16 == 0: lane-split W rows (jit_conf::bf16_lane_split)
+            // Separable NXC, C % 16 == 0: even/odd W rows (jit_conf::bf16_even_odd)
             bf16_linear({1, 6, 7, 16}, {12, 15}, data_format::nxc),
             bf16_linear({2, 3, 5, 48}, {13, 9}, data_format::nxc),
             bf16_linear({1, 3, 4, 5, 32}, {6, 8, 11}, data_format::nxc)};
@@ -107,21 +107,21 @@ TEST(bf16_clean, bounds_from_the_weights) {
     EXPECT_EQ(tables_of(problem_builder().src({1, 3, 37}).sizes({74}).fmt(data_format::ncx).dt(data_type::bf16)).bf16_clean_lo, 0);
 }
 
-// The lane-split shapes above really take that layout on AVX2, and the others do not.
-TEST(bf16_clean, lane_split_rows_where_c_is_a_multiple_of_16) {
+// The even/odd shapes above really take that layout on AVX2, and the others do not.
+TEST(bf16_clean, even_odd_rows_where_c_is_a_multiple_of_16) {
     int split = 0;
     for (const op_desc &d : shapes()) {
         const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
-        EXPECT_EQ(c.bf16_lane_split, d.format == data_format::nxc && d.src_dims.back() % 16 == 0)
+        EXPECT_EQ(c.bf16_even_odd, d.format == data_format::nxc && d.src_dims.back() % 16 == 0)
             << ::testing::PrintToString(d.src_dims);
-        split += c.bf16_lane_split;
+        split += c.bf16_even_odd;
     }
     EXPECT_EQ(split, 3);
     // Never on AVX-512 (16 lanes widen in order), nor for f16.
-    EXPECT_FALSE(make_jit_conf(make_problem(shapes().back()), cpu_isa::avx512_core).bf16_lane_split);
+    EXPECT_FALSE(make_jit_conf(make_problem(shapes().back()), cpu_isa::avx512_core).bf16_even_odd);
     op_desc f16 = shapes().back();
     f16.dt = data_type::f16;
-    EXPECT_FALSE(make_jit_conf(make_problem(f16), cpu_isa::avx2).bf16_lane_split);
+    EXPECT_FALSE(make_jit_conf(make_problem(f16), cpu_isa::avx2).bf16_even_odd);
 }
 
 // src at the lowest and highest clean exponents, mixed signs (cancellation): the plain

@@ -755,10 +755,11 @@ TEST(jit_bitwise, linear_up2_groups) {
 }
 
 // Periodic W runs (jit_conf::per_*): records that repeat every per_p vectors up to a base step
-// keep their permutes and weights in registers (per_p <= 2) or are reread from the run's first
-// records. Swept over integer and rational ratios, pairs (one window) and not (8 outputs from
-// 7 src: both taps need 9 elements), NCX and NXC flat rows, 1-D (the W pass writes dst: every
-// dtype, NT), 2-D and 3-D, with specials and guard pages.
+// keep their permutes and weights in registers (per_p <= 2), or go phase by phase in blocks of
+// kPerBlockBytes of output (per_p > 2; with NT stores, reread from the run's first records).
+// Swept over integer and rational ratios, pairs (one window) and not (8 outputs from 7 src:
+// both taps need 9 elements), NCX and NXC flat rows, 1-D (the W pass writes dst: every dtype,
+// NT), 2-D and 3-D, runs of several blocks and a partial one, with specials and guard pages.
 TEST(jit_bitwise, linear_periodic_run) {
     REQUIRE_AVX2();
     const jit_conf up = linear_conf({1, 3, 224, 224}, {512, 512});
@@ -817,6 +818,13 @@ TEST(jit_bitwise, linear_periodic_run) {
     EXPECT_EQ(past.per_p, 6);
     EXPECT_EQ(past.per_periods, 2);
     EXPECT_FALSE(past.per_pairs);
+    // 1400 -> 3200, C = 3: a run of 6-vector periods over several whole blocks and a partial
+    // one, for f32 scratch rows (192 bytes per period) and 16-bit dst (1-D: 96).
+    const jit_conf blocks = nxc({1, 2, 1400, 3}, {3, 3200}, cpu_isa::avx2);
+    EXPECT_EQ(blocks.per_p, 6);
+    EXPECT_GE(blocks.per_periods * 96, 2 * jit_conf::kPerBlockBytes);
+    EXPECT_NE(blocks.per_periods % (jit_conf::kPerBlockBytes / 192), 0);
+    EXPECT_NE(blocks.per_periods % (jit_conf::kPerBlockBytes / 96), 0);
     EXPECT_EQ(linear_conf({1, 3, 32, 32}, {64, 64}).per_periods, 0);  // 2x: up2 groups instead
     EXPECT_EQ(linear_conf({1, 3, 33, 33}, {65, 65}).per_periods, 0);  // no repeat
     uint32_t seed = 1100;
@@ -830,7 +838,8 @@ TEST(jit_bitwise, linear_periodic_run) {
                          {{5, 14}, {11, 16}, 1}, {{6, 28}, {9, 64}, 1}, {{3, 4, 21}, {5, 7, 48}, 1},
                          // NXC flat rows (C < simd_w): periods of 3-6 vectors read from memory
                          {{56}, {128}, 3}, {{24}, {192}, 3}, {{4, 56}, {7, 128}, 2}, {{35}, {80}, 3},
-                         {{2, 21}, {4, 48}, 3}}) {  // a run that starts on pairs and goes past them
+                         {{2, 21}, {4, 48}, 3},  // a run that starts on pairs and goes past them
+                         {{1400}, {3200}, 3}, {{2, 1400}, {3, 3200}, 3}}) {  // runs of several blocks
                     const int64_t fc = std::get<2>(cs);  // 1: NCX, C = 3; else NXC with C = fc
                     const data_format f = fc == 1 ? data_format::ncx : data_format::nxc;
                     const auto d = problem_builder().src(layout(f, 1, fc == 1 ? 3 : fc, std::get<0>(cs))).sizes(std::get<1>(cs)).fmt(f).mode(mode::linear).ctm(ct).dt(t);

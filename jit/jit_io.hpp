@@ -93,6 +93,9 @@ protected:
     // Stores cvt2_to_bf16's 16 results (32 bytes). NT stores need 32-byte alignment for one
     // ymm store; where the caller only guarantees 16 (aligned32 false), two xmm halves.
     void store_bf16_pair(const Xbyak::Address &a, bool nt, bool aligned32);
+    // Two 4-element f32 windows (AVX2 lane windows: each 128-bit lane selects from its own with
+    // vpermilps) into w's low and high lanes; tmp is clobbered.
+    void load_lane_windows(const Xbyak::Ymm &w, const Xbyak::Address &lo, const Xbyak::Address &hi, const Xbyak::Ymm &tmp);
     // Ends the code: records text_size(), emits the constant pool, flips the buffer to RE.
     void finish_code();
 

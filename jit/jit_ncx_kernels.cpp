@@ -409,9 +409,8 @@ void jit_ncx_wpass<isa>::per_run() {
             // The taps into vmm_a, vmm_b: two lane windows and in-lane selects (per_inlane, which
             // implies in_regs), or one window (two off the pairs) and the window selects.
             if (inlane) {
-                const Ymm win(vmm_a.getIdx());
-                vmovups(Xmm(win.getIdx()), ptr[reg_bb + c.per_lane_off[ph][0] * esz]);
-                vinsertf128(win, win, ptr[reg_bb + c.per_lane_off[ph][1] * esz], 1);
+                load_lane_windows(Ymm(vmm_a.getIdx()), ptr[reg_bb + c.per_lane_off[ph][0] * esz],
+                                  ptr[reg_bb + c.per_lane_off[ph][1] * esz], Ymm(vmm_idx.getIdx()));
                 vpermilps(vmm_b, vmm_a, Vmm(kPerRegs[ph][1]));
                 vpermilps(vmm_a, vmm_a, Vmm(kPerRegs[ph][0]));
             } else {
@@ -607,8 +606,8 @@ void jit_ncx_wpass<isa>::plane_columns() {
             for (int j = 0; j < n; ++j) {
                 const Vmm i0(kColRegs[j][0]), i1(kColRegs[j][1]);
                 if (pairs && inlane) {
-                    vmovups(Xmm(ta.getIdx()), ptr[reg_row + base[j][0] * esz]);
-                    vinsertf128(Ymm(ta.getIdx()), Ymm(ta.getIdx()), ptr[reg_row + base[j][1] * esz], 1);
+                    load_lane_windows(Ymm(ta.getIdx()), ptr[reg_row + base[j][0] * esz], ptr[reg_row + base[j][1] * esz],
+                                      Ymm(r.getIdx()));
                     vpermilps(tb, ta, i1);
                     vpermilps(ta, ta, i0);
                 } else {

@@ -446,13 +446,12 @@ void jit_ncx_wpass<isa>::per_run() {
     add(reg_tab, reg_tmp);
 }
 
-// Periods of 3-8 vectors, phase by phase: per block of up to jit_conf::kPerBlockBytes of output,
-// each phase's permutes and weights go into registers (kPerRegs[0]) once, and its loop walks the
-// block's periods, writing every per_p-th vector. Period by period, each vector read its record
-// (four loads) besides its windows: loads, not the permutes, bound that loop (img_up NXC f32, per_p
-// 6: about 4 cycles per vector on Zen 3). The block keeps the src and output spans in L1 between
-// the phases. NT stores keep the period order (per_run): phase by phase, every 64-byte line would
-// leave a write-combining buffer partly written.
+// Periods of 3-8 vectors, phase by phase: per block of up to jit_conf::kPerBlockBytes of
+// output, each phase's permutes and weights go into registers (kPerRegs[0]) once, and its loop
+// walks the block's periods, writing every per_p-th vector. Period by period, each vector read
+// its record (four loads) besides its windows. The block keeps the src and output spans in L1
+// between the phases. NT stores keep the period order (per_run): phase by phase, every 64-byte
+// line would leave a write-combining buffer partly written.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::per_run_phases() {
     const jit_conf &c = conf_;

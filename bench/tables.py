@@ -3,9 +3,9 @@
 
     python3 bench/tables.py build/bench-report > tables.md
 
-Reads torch.txt (the merged best-of-peers table of bench/torch_peer.py), floors.txt and, when
-present, scaling.txt (bench_floors --scale). Writes nothing else; numbers are copied, not
-re-derived, except the 16-bit ratios (16-bit time / the same problem in f32).
+Reads torch.txt (the merged best-of-peers table of bench/torch_peer.py), dtypes.txt
+(bench_dtypes: f32, bf16 and f16 alternating in one process), floors.txt and, when present,
+scaling.txt (bench_floors --scale). Writes nothing else; numbers are copied, not re-derived.
 """
 import sys
 
@@ -37,13 +37,10 @@ def main(d):
     print()
     print("| case | mode | layout | f32 µs | bf16 µs (÷f32) | f16 µs (÷f32) | bf16 vs PyTorch |")
     print("|---|---|---|---:|---:|---:|---:|")
-    for c in ("fpn_2x", "img_up", "seg_8x", "vol_2x", "img_down"):
-        for m in ("nearest", "linear"):
-            for l in ("NCX", "NXC"):
-                f = float(rows[(c, m, l, "f32")][0])
-                b = float(rows[(c, m, l, "bf16")][0])
-                h = float(rows[(c, m, l, "f16")][0])
-                print(f"| {c} | {m} | {l} | {f:.0f} | {b:.0f} ({b/f:.2f}) | {h:.0f} ({h/f:.2f}) | {rows[(c, m, l, 'bf16')][2]} |")
+    for f in rows_of(f"{d}/dtypes.txt", 8):
+        c, m, l = f[0], f[1], f[2]
+        print(f"| {c} | {m} | {l} | {float(f[3]):.0f} | {float(f[4]):.0f} ({f[5]}) | {float(f[6]):.0f} ({f[7]}) "
+              f"| {rows[(c, m, l, 'bf16')][2]} |")
     print()
     print("| case | mode | layout | xinterp µs | read floor µs | write floor µs | floor / xinterp | oneDNN µs | oneDNN / floor |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|")

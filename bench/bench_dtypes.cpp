@@ -1,0 +1,93 @@
+// The 16-bit goal's measurement (bf16 and f16 against the same problem in f32): each case in
+// f32, bf16 and f16 in one process, alternating per repetition with the order rotated, so drift
+// on a shared VM and the caches one dtype leaves hit the three alike. Per-case medians, and each
+// 16-bit time over the f32 time. The real-model shapes unless --all.
+//   bench_dtypes [--threads N] [--reps N] [--filter SUBSTR] [--all]
+#include <omp.h>
+
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_util.hpp"
+#include "cases.hpp"
+#include "xinterp/xinterp.hpp"
+
+using namespace xinterp;
+using xbench::abuf;
+using xbench::median;
+using xbench::time_us;
+
+namespace {
+
+// One dtype's primitive and buffers (src filled as xinterp bench fills it).
+struct contender {
+    primitive_desc pd;
+    primitive prim;
+    abuf src, dst;
+    explicit contender(const op_desc &d) : pd(d), prim(pd), src(pd.src_bytes()), dst(pd.dst_bytes()) {
+        const int es = d.dt == data_type::f32 ? 4 : 2;
+        xbench::fill_normal(es, d.dt == data_type::bf16, src.data(), src.size() / es);
+        prim.execute(src.data(), dst.data());  // warm up once
+    }
+    double run() {
+        return time_us([&] { prim.execute(src.data(), dst.data()); });
+    }
+};
+
+bool real_model(const std::string &name) {
+    for (const char *r : {"fpn_2x", "yolo_2x", "img_down", "img_up", "seg_8x", "vol_2x"})
+        if (name == r) return true;
+    return false;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    int threads = 1, reps = 11;
+    bool all = false;
+    std::string filter;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+        if (a == "--threads") threads = std::stoi(next());
+        else if (a == "--reps") reps = std::stoi(next());
+        else if (a == "--filter") filter = next();
+        else if (a == "--all") all = true;
+        else {
+            std::fprintf(stderr, "usage: bench_dtypes [--threads N] [--reps N] [--filter S] [--all]\n");
+            return 2;
+        }
+    }
+    if (threads < 1 || reps < 1) {
+        std::fprintf(stderr, "bench_dtypes: --threads and --reps must be at least 1\n");
+        return 2;
+    }
+    omp_set_num_threads(threads);
+    std::printf("# threads=%d reps=%d; per-case medians in microseconds, f32/bf16/f16 alternating in one process\n",
+                threads, reps);
+    std::printf("%-10s %-7s %-3s %10s %10s %9s %10s %9s\n", "case", "mode", "fmt", "f32", "bf16", "bf16/f32", "f16",
+                "f16/f32");
+    const std::array<data_type, 3> dts = {data_type::f32, data_type::bf16, data_type::f16};
+    for (const auto &c : xbench::suite()) {
+        if ((!all && !real_model(c.name)) || (!filter.empty() && c.name.find(filter) == std::string::npos)) continue;
+        for (bool linear : {false, true})
+            for (bool ncx : {true, false}) {
+                std::vector<std::unique_ptr<contender>> k;
+                for (data_type dt : dts) k.push_back(std::make_unique<contender>(xbench::make_desc(c, linear, ncx, dt)));
+                std::array<std::vector<double>, 3> t;
+                for (int r = 0; r < reps; ++r)
+                    for (int j = 0; j < 3; ++j) {
+                        const int i = (r + j) % 3;
+                        t[i].push_back(k[i]->run());
+                    }
+                const double f = median(t[0]), b = median(t[1]), h = median(t[2]);
+                std::printf("%-10s %-7s %-3s %10.1f %10.1f %9.2f %10.1f %9.2f\n", c.name.c_str(),
+                            linear ? "linear" : "nearest", ncx ? "NCX" : "NXC", f, b, b / f, h, h / f);
+                std::fflush(stdout);
+            }
+    }
+    return 0;
+}

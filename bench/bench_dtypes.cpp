@@ -46,46 +46,42 @@ bool real_model(const std::string &name) {
 }  // namespace
 
 int main(int argc, char **argv) {
-    int threads = 1, reps = 11;
+    xbench::run_flags f(11);
     bool all = false;
-    std::string filter;
     for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-        if (a == "--threads") threads = std::stoi(next());
-        else if (a == "--reps") reps = std::stoi(next());
-        else if (a == "--filter") filter = next();
-        else if (a == "--all") all = true;
-        else {
+        if (f.parse(argc, argv, i)) continue;
+        if (std::string(argv[i]) == "--all") {
+            all = true;
+        } else {
             std::fprintf(stderr, "usage: bench_dtypes [--threads N] [--reps N] [--filter S] [--all]\n");
             return 2;
         }
     }
-    if (threads < 1 || reps < 1) {
+    if (!f.valid()) {
         std::fprintf(stderr, "bench_dtypes: --threads and --reps must be at least 1\n");
         return 2;
     }
-    omp_set_num_threads(threads);
+    omp_set_num_threads(f.threads);
     std::printf("# threads=%d reps=%d; per-case medians in microseconds, f32/bf16/f16 alternating in one process\n",
-                threads, reps);
+                f.threads, f.reps);
     std::printf("%-10s %-7s %-3s %10s %10s %9s %10s %9s\n", "case", "mode", "fmt", "f32", "bf16", "bf16/f32", "f16",
                 "f16/f32");
     const std::array<data_type, 3> dts = {data_type::f32, data_type::bf16, data_type::f16};
     for (const auto &c : xbench::suite()) {
-        if ((!all && !real_model(c.name)) || (!filter.empty() && c.name.find(filter) == std::string::npos)) continue;
+        if ((!all && !real_model(c.name)) || f.skips(c.name)) continue;
         for (bool linear : {false, true})
             for (bool ncx : {true, false}) {
                 std::vector<std::unique_ptr<contender>> k;
                 for (data_type dt : dts) k.push_back(std::make_unique<contender>(xbench::make_desc(c, linear, ncx, dt)));
                 std::array<std::vector<double>, 3> t;
-                for (int r = 0; r < reps; ++r)
+                for (int r = 0; r < f.reps; ++r)
                     for (int j = 0; j < 3; ++j) {
                         const int i = (r + j) % 3;
                         t[i].push_back(k[i]->run());
                     }
-                const double f = median(t[0]), b = median(t[1]), h = median(t[2]);
+                const double t32 = median(t[0]), b = median(t[1]), h = median(t[2]);
                 std::printf("%-10s %-7s %-3s %10.1f %10.1f %9.2f %10.1f %9.2f\n", c.name.c_str(),
-                            linear ? "linear" : "nearest", ncx ? "NCX" : "NXC", f, b, b / f, h, h / f);
+                            linear ? "linear" : "nearest", ncx ? "NCX" : "NXC", t32, b, b / t32, h, h / t32);
                 std::fflush(stdout);
             }
     }

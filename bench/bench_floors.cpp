@@ -181,22 +181,21 @@ constexpr const char *kUsage = "usage: bench_floors [--threads N] [--reps N] [--
 }  // namespace
 
 int main(int argc, char **argv) {
-    int threads = 1, reps = 15, scale = 0;
+    xbench::run_flags f(15);
+    int scale = 0;
     bool large_only = false;
-    std::string filter;
     for (int i = 1; i < argc; ++i) {
+        if (f.parse(argc, argv, i)) continue;
         const std::string a = argv[i];
-        if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
-        else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
-        else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
-        else if (a == "--scale" && i + 1 < argc) scale = std::atoi(argv[++i]);
+        if (a == "--scale" && i + 1 < argc) scale = std::atoi(argv[++i]);
         else if (a == "--large") large_only = true;
         else {
             std::fprintf(stderr, "%s", kUsage);
             return 2;
         }
     }
-    if (threads < 1 || reps < 1 || scale < 0 || scale == 1) {
+    const int threads = f.threads, reps = f.reps;
+    if (!f.valid() || scale < 0 || scale == 1) {
         std::fprintf(stderr, "bench_floors: --threads and --reps must be >= 1, --scale >= 2\n%s", kUsage);
         return 2;
     }
@@ -212,7 +211,7 @@ int main(int argc, char **argv) {
                     "ntfill", "floor/x", "onednn", "onednn/floor");
     }
     for (const auto &sc : xbench::suite()) {
-        if (!filter.empty() && sc.name.find(filter) == std::string::npos) continue;
+        if (f.skips(sc.name)) continue;
         if (large_only && !sc.large) continue;
         for (bool linear : {false, true})
             for (bool ncx : {true, false}) {

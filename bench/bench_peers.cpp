@@ -29,16 +29,14 @@ using xbench::dnnl_peer;
 #endif
 
 int main(int argc, char **argv) {
-    int threads = 1, reps = 11;
-    std::string filter, dtype_sel = "all";
+    xbench::run_flags f(11);
+    std::string dtype_sel = "all";
     for (int i = 1; i < argc; ++i) {
+        if (f.parse(argc, argv, i)) continue;
         const std::string a = argv[i];
         auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-        if (a == "--threads") threads = std::stoi(next());
-        else if (a == "--reps") reps = std::stoi(next());
-        else if (a == "--filter") filter = next();
-        else if (a == "--dtype") dtype_sel = next();
-        else if (a == "--quick") reps = 5;
+        if (a == "--dtype") dtype_sel = next();
+        else if (a == "--quick") f.reps = 5;
         else if (a == "--list") {  // the suite, for bench/torch_peer.py: name n c in.. -> out..
             for (const auto &c : xbench::suite()) {
                 std::printf("%s %lld %lld", c.name.c_str(), (long long)c.n, (long long)c.c);
@@ -54,6 +52,11 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+    if (!f.valid()) {
+        std::fprintf(stderr, "bench_peers: --threads and --reps must be at least 1\n");
+        return 2;
+    }
+    const int threads = f.threads, reps = f.reps;
     omp_set_num_threads(threads);
 #ifdef XINTERP_HAVE_DNNL
     const bool have_dnnl = true;
@@ -66,7 +69,7 @@ int main(int argc, char **argv) {
                 "ratio", "memcpy", "x/mcpy", "GB/s", "kernel");
     std::map<std::string, std::vector<double>> logs;  // geomean groups
     for (const auto &c : xbench::suite()) {
-        if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+        if (f.skips(c.name)) continue;
         for (data_type dt : {data_type::f32, data_type::bf16, data_type::f16}) {
             if (dtype_sel != "all" && dtype_sel != to_string(dt)) continue;
             for (bool linear : {false, true})

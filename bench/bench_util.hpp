@@ -1,4 +1,4 @@
-// Timing helpers the bench binaries share (bench_peers, bench_floors).
+// Timing helpers and flags the bench binaries share (bench_peers, bench_floors, bench_dtypes).
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace xbench {
@@ -26,6 +27,26 @@ struct abuf {
     uint8_t *data() { return p; }
     size_t size() const { return n; }
     uint8_t &operator[](size_t i) { return p[i]; }
+};
+
+// The flags every bench binary takes: --threads N, --reps N, --filter SUBSTR (of the case
+// name). parse: whether argv[i] is one of them, its value then consumed; a value that is not
+// a number reads as 0, which valid() rejects.
+struct run_flags {
+    int threads = 1, reps;
+    std::string filter;
+    explicit run_flags(int default_reps) : reps(default_reps) {}
+    bool parse(int argc, char **argv, int &i) {
+        const std::string a = argv[i];
+        auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+        if (a == "--threads") threads = std::atoi(value().c_str());
+        else if (a == "--reps") reps = std::atoi(value().c_str());
+        else if (a == "--filter") filter = value();
+        else return false;
+        return true;
+    }
+    bool valid() const { return threads >= 1 && reps >= 1; }
+    bool skips(const std::string &name) const { return !filter.empty() && name.find(filter) == std::string::npos; }
 };
 
 inline double median(std::vector<double> v) {

@@ -1,7 +1,11 @@
 // The 16-bit goal's measurement (bf16 and f16 against the same problem in f32): each case in
-// f32, bf16 and f16 in one process, alternating per repetition with the order rotated, so drift
-// on a shared VM and the caches one dtype leaves hit the three alike. Per-case medians, and each
-// 16-bit time over the f32 time. The real-model shapes unless --all.
+// f32, bf16 and f16 in one process, alternating per repetition, so drift on a shared VM hits
+// the three alike. Per-case medians, and each 16-bit time over the f32 time. The real-model
+// shapes unless --all.
+// A run starts with the caches the one before it left (a plain-store output leaves the LLC
+// full of dirty lines for the next run to write back, an NT-store one a clean cache), so the
+// repetitions cycle through the six orders of the three: each dtype follows each other one
+// equally often. A fixed rotation had bf16 always run after f32.
 //   bench_dtypes [--threads N] [--reps N] [--filter SUBSTR] [--all]
 #include <omp.h>
 
@@ -74,11 +78,9 @@ int main(int argc, char **argv) {
                 std::vector<std::unique_ptr<contender>> k;
                 for (data_type dt : dts) k.push_back(std::make_unique<contender>(xbench::make_desc(c, linear, ncx, dt)));
                 std::array<std::vector<double>, 3> t;
+                static constexpr int kOrders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
                 for (int r = 0; r < f.reps; ++r)
-                    for (int j = 0; j < 3; ++j) {
-                        const int i = (r + j) % 3;
-                        t[i].push_back(k[i]->run());
-                    }
+                    for (int i : kOrders[r % 6]) t[i].push_back(k[i]->run());
                 const double t32 = median(t[0]), b = median(t[1]), h = median(t[2]);
                 std::printf("%-10s %-7s %-3s %10.1f %10.1f %9.2f %10.1f %9.2f\n", c.name.c_str(),
                             linear ? "linear" : "nearest", ncx ? "NCX" : "NXC", t32, b, b / t32, h, h / t32);

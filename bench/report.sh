@@ -21,7 +21,7 @@ cmake --build "$build" --target bench_peers bench_floors bench_dtypes xinterp_cl
 # Thread scaling of the large cases beside their floors' own, alternating in one process.
 "$build/bench/bench_floors" --large --scale 2 --reps 9 | tee "$out/scaling.txt"
 # 16-bit against f32: the same problem in the three dtypes, alternating, same process.
-"$build/bench/bench_dtypes" --threads "$threads" --reps 15 | tee "$out/dtypes.txt"
+"$build/bench/bench_dtypes" --threads "$threads" --reps 18 | tee "$out/dtypes.txt"
 # Creation: cold (tables + JIT) and cache-hit costs over the suite in f32 and bf16.
 /usr/bin/python3 bench/creation.py --build "$build" | tee "$out/creation.txt"
 /usr/bin/python3 bench/tables.py "$out" > "$out/tables.md"

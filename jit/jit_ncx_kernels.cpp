@@ -384,21 +384,7 @@ void jit_ncx_wpass<isa>::per_run() {
     if (c.per_p > 2 && !nt_) return per_run_phases();
     const int V = simd_w * 4, esz = c.esize, out_es = final_ ? c.esize : 4;
     const bool in_regs = c.per_p <= 2;
-    const bool inlane = !kEvex && c.per_inlane && !fused_;
-    for (int ph = 0; in_regs && ph < c.per_p; ++ph) {
-        const int rec = ph * c.rec_bytes;
-        const Vmm i0(kPerRegs[ph][0]), i1(kPerRegs[ph][1]);
-        if (inlane) {
-            vmovups(i0, ptr[rip + pool_vec8(c.per_lane_idx[ph][0])]);
-            vmovups(i1, ptr[rip + pool_vec8(c.per_lane_idx[ph][1])]);
-        } else {
-            vmovups(i0, ptr[reg_tab + rec + V]);  // (vmovups: one spelling for VEX and EVEX)
-            if (c.per_pairs) vpaddd(i1, i0, vmm_flat_c);  // tap 1 within tap 0's window
-            else vmovups(i1, ptr[reg_tab + rec + 2 * V]);
-        }
-        vmovups(Vmm(kPerRegs[ph][2]), ptr[reg_tab + rec + 3 * V]);
-        vmovups(Vmm(kPerRegs[ph][3]), ptr[reg_tab + rec + 4 * V]);
-    }
+    for (int ph = 0; in_regs && ph < c.per_p; ++ph) per_load_phase(ph, ph);
     movsxd(reg_bb, dword[reg_tab]);
     lea(reg_bb, ptr[reg_src + reg_bb * esz]);
     Label l_per;
@@ -406,32 +392,16 @@ void jit_ncx_wpass<isa>::per_run() {
     L(l_per); {
         for (int ph = 0; ph < c.per_p; ++ph) {
             const int rec = ph * c.rec_bytes;
-            // The taps into vmm_a, vmm_b: two lane windows and in-lane selects (per_inlane, which
-            // implies in_regs), or one window (two off the pairs) and the window selects.
-            if (inlane) {
-                load_lane_windows(Ymm(vmm_a.getIdx()), ptr[reg_bb + c.per_lane_off[ph][0] * esz],
-                                  ptr[reg_bb + c.per_lane_off[ph][1] * esz], Ymm(vmm_idx.getIdx()));
-                vpermilps(vmm_b, vmm_a, Vmm(kPerRegs[ph][1]));
-                vpermilps(vmm_a, vmm_a, Vmm(kPerRegs[ph][0]));
-            } else {
+            if (in_regs) {
+                per_phase_vector(ph, ph);
+            } else {  // the record's permutes and weights from memory, one window (two off the pairs)
                 load_window(vmm_a, ptr[reg_bb + c.per_rel[ph][0] * esz]);
                 if (!c.per_pairs) load_window(vmm_idx, ptr[reg_bb + c.per_rel[ph][1] * esz]);
-                const Vmm &win_b = c.per_pairs ? vmm_a : vmm_idx;
-                if (in_regs) {
-                    select(vmm_b, Vmm(kPerRegs[ph][1]), win_b);
-                    select(vmm_a, Vmm(kPerRegs[ph][0]), vmm_a);
-                } else {
-                    if (c.per_pairs) vpaddd(vmm_idx_b, vmm_flat_c, ptr[reg_tab + rec + V]);
-                    else vmovups(vmm_idx_b, ptr[reg_tab + rec + 2 * V]);
-                    select(vmm_b, vmm_idx_b, win_b);
-                    vmovups(vmm_idx_b, ptr[reg_tab + rec + V]);
-                    select(vmm_a, vmm_idx_b, vmm_a);
-                }
-            }
-            if (in_regs) {
-                vmulps(vmm_idx, vmm_a, Vmm(kPerRegs[ph][2]));
-                vfmadd231ps(vmm_idx, vmm_b, Vmm(kPerRegs[ph][3]));
-            } else {
+                if (c.per_pairs) vpaddd(vmm_idx_b, vmm_flat_c, ptr[reg_tab + rec + V]);
+                else vmovups(vmm_idx_b, ptr[reg_tab + rec + 2 * V]);
+                select(vmm_b, vmm_idx_b, c.per_pairs ? vmm_a : vmm_idx);
+                vmovups(vmm_idx_b, ptr[reg_tab + rec + V]);
+                select(vmm_a, vmm_idx_b, vmm_a);
                 vmulps(vmm_idx, vmm_a, ptr[reg_tab + rec + 3 * V]);
                 vfmadd231ps(vmm_idx, vmm_b, ptr[reg_tab + rec + 4 * V]);
             }
@@ -446,6 +416,48 @@ void jit_ncx_wpass<isa>::per_run() {
     add(reg_tab, reg_tmp);
 }
 
+// Phase ph's tap 0 and tap 1 permutes (per_inlane: in-lane controls from the pool) and its
+// weights w0, w1, from the run's first records, into kPerRegs[set].
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::per_load_phase(int ph, int set) {
+    const jit_conf &c = conf_;
+    const int V = simd_w * 4, rec = ph * c.rec_bytes;
+    const Vmm i0(kPerRegs[set][0]), i1(kPerRegs[set][1]);
+    if (!kEvex && c.per_inlane) {
+        vmovups(i0, ptr[rip + pool_vec8(c.per_lane_idx[ph][0])]);
+        vmovups(i1, ptr[rip + pool_vec8(c.per_lane_idx[ph][1])]);
+    } else {
+        vmovups(i0, ptr[reg_tab + rec + V]);  // (vmovups: one spelling for VEX and EVEX)
+        if (c.per_pairs) vpaddd(i1, i0, vmm_flat_c);  // tap 1 within tap 0's window
+        else vmovups(i1, ptr[reg_tab + rec + 2 * V]);
+    }
+    vmovups(Vmm(kPerRegs[set][2]), ptr[reg_tab + rec + 3 * V]);
+    vmovups(Vmm(kPerRegs[set][3]), ptr[reg_tab + rec + 4 * V]);
+}
+
+// Phase ph's output vector into vmm_idx, from its windows at reg_bb and what per_load_phase
+// put into kPerRegs[set]: two lane windows and in-lane selects (per_inlane), or one window
+// (two off the pairs) and the window selects; then the mul and the FMA.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::per_phase_vector(int ph, int set) {
+    const jit_conf &c = conf_;
+    const int esz = c.esize;
+    const Vmm i0(kPerRegs[set][0]), i1(kPerRegs[set][1]);
+    if (!kEvex && c.per_inlane) {
+        load_lane_windows(Ymm(vmm_a.getIdx()), ptr[reg_bb + c.per_lane_off[ph][0] * esz],
+                          ptr[reg_bb + c.per_lane_off[ph][1] * esz], Ymm(vmm_idx.getIdx()));
+        vpermilps(vmm_b, vmm_a, i1);
+        vpermilps(vmm_a, vmm_a, i0);
+    } else {
+        load_window(vmm_a, ptr[reg_bb + c.per_rel[ph][0] * esz]);
+        if (!c.per_pairs) load_window(vmm_idx, ptr[reg_bb + c.per_rel[ph][1] * esz]);
+        select(vmm_b, i1, c.per_pairs ? vmm_a : vmm_idx);
+        select(vmm_a, i0, vmm_a);
+    }
+    vmulps(vmm_idx, vmm_a, Vmm(kPerRegs[set][2]));
+    vfmadd231ps(vmm_idx, vmm_b, Vmm(kPerRegs[set][3]));
+}
+
 // Periods of 3-8 vectors, phase by phase: per block of up to jit_conf::kPerBlockBytes of
 // output, each phase's permutes and weights go into registers (kPerRegs[0]) once, and its loop
 // walks the block's periods, writing every per_p-th vector. Period by period, each vector read
@@ -455,31 +467,20 @@ void jit_ncx_wpass<isa>::per_run() {
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::per_run_phases() {
     const jit_conf &c = conf_;
-    const int V = simd_w * 4, esz = c.esize, dv = simd_w * (final_ ? c.esize : 4);
+    const int esz = c.esize, dv = simd_w * (final_ ? c.esize : 4);
     const int64_t period_bytes = c.per_p * dv, step = c.per_step * esz;
     const int64_t k = std::max<int64_t>(1, std::min(c.per_periods, jit_conf::kPerBlockBytes / period_bytes));
-    const Vmm i0(kPerRegs[0][0]), i1(kPerRegs[0][1]), w0(kPerRegs[0][2]), w1(kPerRegs[0][3]);
     movsxd(reg_bb, dword[reg_tab]);
     lea(reg_bb, ptr[reg_src + reg_bb * esz]);
     // periods periods from reg_bb / reg_dst, which it leaves past them (reg_tab stays on the
     // run's first record).
     auto block = [&](int64_t periods) {
         for (int ph = 0; ph < c.per_p; ++ph) {
-            const int rec = ph * c.rec_bytes;
-            vmovups(i0, ptr[reg_tab + rec + V]);
-            if (c.per_pairs) vpaddd(i1, i0, vmm_flat_c);  // tap 1 within tap 0's window
-            else vmovups(i1, ptr[reg_tab + rec + 2 * V]);
-            vmovups(w0, ptr[reg_tab + rec + 3 * V]);
-            vmovups(w1, ptr[reg_tab + rec + 4 * V]);
+            per_load_phase(ph, 0);
             Label l_per;
             mov(reg_cnt, periods);
             L(l_per); {
-                load_window(vmm_a, ptr[reg_bb + c.per_rel[ph][0] * esz]);
-                if (!c.per_pairs) load_window(vmm_idx, ptr[reg_bb + c.per_rel[ph][1] * esz]);
-                select(vmm_b, i1, c.per_pairs ? vmm_a : vmm_idx);
-                select(vmm_a, i0, vmm_a);
-                vmulps(vmm_idx, vmm_a, w0);
-                vfmadd231ps(vmm_idx, vmm_b, w1);
+                per_phase_vector(ph, 0);
                 store_result(ptr[reg_dst + ph * dv], vmm_idx, simd_w);
                 add(reg_bb, static_cast<int>(step));
                 add(reg_dst, static_cast<int>(period_bytes));

@@ -69,6 +69,8 @@ private:
     void up2_constants();
     void per_run();  // conf.per_periods periods of the periodic run (not fused)
     void per_run_phases();  // per_p > 2 without NT stores: phase by phase, in blocks
+    void per_load_phase(int ph, int set);    // phase ph's permutes and weights -> kPerRegs[set]
+    void per_phase_vector(int ph, int set);  // phase ph's output vector -> vmm_idx
     // Per phase: tap 0 and tap 1 permutes, w0, w1 (free of the temporaries 0-2 and t0-t3;
     // vmm_r, vmm_idx_b and the mask are per-vector scratch elsewhere, 4-6 fused-only, and
     // 13 and 15 up2-only).

@@ -23,6 +23,16 @@ jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf, bool nt, bool w_
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_args, flags)), conf.dt);
 }
 
+// The W step of n channels, into r: w0 * tap 0 (at a0) + w1 * tap 1 (at a1), in the canonical
+// order. Clobbers vmm_a and vmm_b.
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::w_step(const Vmm &r, const Address &a0, const Address &a1, int64_t n) {
+    load_f32(conf_.dt, vmm_a, a0, n);
+    load_f32(conf_.dt, vmm_b, a1, n);
+    vmulps(r, vmm_w0, vmm_a);
+    vfmadd231ps(r, vmm_w1, vmm_b);
+}
+
 // The H and D steps of the canonical order, on W results already in vmm_rw[] (k >= 2).
 // D tap 0's H result is kept in vmm_hd0; D tap 1's is formed in place in vmm_rw[0].
 template <cpu_isa isa>
@@ -71,11 +81,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
                 const int t = d * nh + h;
                 const RegExp ea = (t ? reg_p0 + reg_row[t] : RegExp(reg_p0)) + off;
                 const RegExp eb = (t ? reg_p1 + reg_row[t] : RegExp(reg_p1)) + off;
-                load_f32(c.dt, vmm_a, ptr[ea], n);
-                load_f32(c.dt, vmm_b, ptr[eb], n);
-                const Vmm r = nh == 1 && nd == 1 ? vmm_hd0 : vmm_rw[h];
-                vmulps(r, vmm_w0, vmm_a);
-                vfmadd231ps(r, vmm_w1, vmm_b);
+                w_step(nh == 1 && nd == 1 ? vmm_hd0 : vmm_rw[h], ptr[ea], ptr[eb], n);
             }
             if (nh == 2) combine_taps(d == 0 ? vmm_hd0 : vmm_rw[0]);
         }
@@ -307,18 +313,15 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
     vbroadcastss(vmm_wh1, ARG(wh[1]));
     vbroadcastss(vmm_wd0, ARG(wd[0]));
     vbroadcastss(vmm_wd1, ARG(wd[1]));
-    auto w_step = [&](const Vmm &r, int t, int64_t n) {
+    auto tap_row = [&](const Vmm &r, int t, int64_t n) {
         const RegExp ea = t ? reg_p0 + reg_row[t] : RegExp(reg_p0);
         const RegExp eb = t ? reg_p1 + reg_row[t] : RegExp(reg_p1);
-        load_f32(c.dt, vmm_a, ptr[ea], n);
-        load_f32(c.dt, vmm_b, ptr[eb], n);
-        vmulps(r, vmm_w0, vmm_a);
-        vfmadd231ps(r, vmm_w1, vmm_b);
+        w_step(r, ptr[ea], ptr[eb], n);
     };
     auto compute = [&](int64_t n) {
-        w_step(wx, 0, n);
-        w_step(wy, 1, n);
-        if (!same) w_step(wz, 2, n);
+        tap_row(wx, 0, n);
+        tap_row(wy, 1, n);
+        if (!same) tap_row(wz, 2, n);
         vmulps(vmm_hd0, vmm_wh0, wx);
         vfmadd231ps(vmm_hd0, vmm_wh1, wy);
         store_f32(c.dt, ptr[reg_dst], vmm_hd0, n, nt_);  // clobbers the io temps only
@@ -393,17 +396,12 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
     vbroadcastss(vmm_wh1, ARG(wh[1]));
     vbroadcastss(vmm_wd0, ARG(wd[0]));
     vbroadcastss(vmm_wd1, ARG(wd[1]));
-    auto w_step = [&](const Vmm &r, int m, int64_t n) {
-        load_f32(c.dt, vmm_a, ptr[reg_p0 + m * srb], n);
-        load_f32(c.dt, vmm_b, ptr[reg_p1 + m * srb], n);
-        vmulps(r, vmm_w0, vmm_a);
-        vfmadd231ps(r, vmm_w1, vmm_b);
-    };
+    auto src_row = [&](const Vmm &r, int m, int64_t n) { w_step(r, ptr[reg_p0 + m * srb], ptr[reg_p1 + m * srb], n); };
     auto compute = [&](int64_t n) {
         Vmm prev = w_prev, cur = w_cur;
-        w_step(prev, 0, n);
+        src_row(prev, 0, n);
         for (int m = 1; m <= M; ++m) {
-            w_step(cur, m, n);
+            src_row(cur, m, n);
             vmulps(vmm_hd0, vmm_wh0, prev);
             vfmadd231ps(vmm_hd0, vmm_wh1, cur);
             store_f32(c.dt, ptr[reg_dst + (2 * m - 2) * drb], vmm_hd0, n, false);  // clobbers the io temps only

@@ -57,6 +57,7 @@ private:
     const Vmm vmm_hd0 = Vmm(11);                   // H result of D tap 0, then the final result
     const Vmm vmm_mask = Vmm(kMask);               // gather mask, or a tail mask, never both
 
+    void w_step(const Vmm &r, const Xbyak::Address &a0, const Xbyak::Address &a1, int64_t n);
     void combine_taps(const Vmm &out);  // vmm_rw / vmm_hd0 -> H and D steps -> out
 
     void gen_nxc_linear();

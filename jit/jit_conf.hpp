@@ -192,6 +192,12 @@ struct jit_conf {
     // scratch (jit_conf.cpp).
     static constexpr int64_t kNxcPlanes16 = int64_t(4) << 20;
     bool plane_mode = false;
+    // Nearest plane mode with H upsampling (OH > IH): an output row whose src row the next
+    // row repeats is made once and stored to both rows (the row-pair flag, bit 0 of its hrows
+    // offset; jit_tables.cpp pairs the rows of each run from its first). Per pair of output
+    // vectors that is one table read, load and select instead of two. The NT variant ignores
+    // the flag: two NT streams written in turn ran slower than one (vol_2x, NXC pairs).
+    bool nearest_row_pairs = false;
     // Linear W-planes on the window path, except up2 groups and AVX2 f32 lane windows (their
     // fixed weights and in-lane selects cost less): the W pass goes column by column. Two
     // vectors' records (window bases, selects, weights) are read once into registers, and then

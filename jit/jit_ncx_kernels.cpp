@@ -188,9 +188,12 @@ void jit_ncx_wpass<isa>::load_idx(int off) {
 // simd_w 16-bit results in x, n of them real.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::store_xwords(const Xmm &x, int64_t n) {
-    if (n == simd_w && nt_) vmovntdq(ptr[out()], x);
-    else if (n == simd_w) vmovdqu(ptr[out()], x);
-    else store_words(ptr[out()], x, n);
+    for (int r = 0; r <= dup_; ++r) {
+        const Address a = ptr[out() + r * conf_.dst_row_bytes];
+        if (n == simd_w && nt_) vmovntdq(a, x);
+        else if (n == simd_w) vmovdqu(a, x);
+        else store_words(a, x, n);
+    }
 }
 
 // Nearest: one output vector (n real lanes) from one W-table record.
@@ -221,7 +224,7 @@ void jit_ncx_wpass<isa>::nearest_vector(int64_t n) {
     } else {
         gather(reg_src, vmm_a, V, false);
     }
-    store_u32_bits(c.esize, ptr[out()], vmm_a, n, nt_);
+    for (int r = 0; r <= dup_; ++r) store_u32_bits(c.esize, ptr[out() + r * c.dst_row_bytes], vmm_a, n, nt_);
 }
 
 // Linear: the W interpolation of `row` for the current record, into r (f32 lanes).
@@ -650,6 +653,20 @@ void jit_ncx_wpass<isa>::plane_columns() {
     }
 }
 
+// row() leaves reg_dst past the row's full vectors; the tail (final: its lanes; scratch: a
+// padded vector) and, for a pair, the second row's bytes come on top. reg_row steps one record
+// per row (linear W-planes: one src row).
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::plane_row_step(bool pair) {
+    const jit_conf &c = conf_;
+    const bool nearest = c.algorithm != alg::linear;
+    const int out_es = final_ ? c.esize : 4;
+    const int64_t tail = c.ow_tail > 0 ? (final_ ? c.ow_tail * out_es : simd_w * 4) : 0;
+    const int64_t dst_step = tail + (pair ? c.dst_row_bytes : 0);
+    if (dst_step > 0) add(reg_dst, static_cast<int>(dst_step));
+    add(reg_row, nearest ? (pair ? 16 : 8) : fused_ ? 24 : static_cast<int>(c.src_row_bytes));
+}
+
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::generate() {
     if (h2_) return generate_h2();
@@ -692,12 +709,36 @@ void jit_ncx_wpass<isa>::generate() {
             mov(reg_row, reg_src);
         }
         mov(reg_rows, PARG(rows));
+        Label l_done;
         L(l_row); {
-            if (tabled) {
+            if (nearest && c.nearest_row_pairs) {
+                // The record's bit 0 flags a row pair (jit_tables::hrows): into CF, and cleared
+                // from the offset. lea and mov leave the flags alone, so the branch follows them.
+                mov(reg_tmp, qword[reg_row]);
+                btr(reg_tmp, 0);
+                lea(reg_src, ptr[reg_base + reg_tmp]);
+                mov(reg_tab, PARG(tab));
+                if (!nt_) {
+                    Label l_single;
+                    jnc(l_single, T_NEAR);
+                    cmp(reg_rows, 2);  // a thread's rows may end on a pair's first row
+                    jb(l_single, T_NEAR);
+                    dup_ = true;
+                    row();
+                    dup_ = false;
+                    plane_row_step(true);
+                    sub(reg_rows, 2);
+                    jnz(l_row, T_NEAR);
+                    jmp(l_done, T_NEAR);
+                    L(l_single);
+                }
+            } else if (tabled) {
                 mov(reg_src, reg_base);
                 add(reg_src, qword[reg_row]);
+                mov(reg_tab, PARG(tab));
             } else {
                 mov(reg_src, reg_row);
+                mov(reg_tab, PARG(tab));
             }
             if (fused_) {
                 mov(reg_src_b, reg_base);
@@ -705,14 +746,12 @@ void jit_ncx_wpass<isa>::generate() {
                 vbroadcastss(vmm_wh0, dword[reg_row + 16]);
                 vbroadcastss(vmm_wh1, dword[reg_row + 20]);
             }
-            mov(reg_tab, PARG(tab));
             row();
-            const int out_es = final_ ? c.esize : 4;
-            if (c.ow_tail > 0) add(reg_dst, static_cast<int>(final_ ? c.ow_tail * out_es : simd_w * 4));
-            add(reg_row, nearest ? 8 : fused_ ? 24 : static_cast<int>(c.src_row_bytes));
+            plane_row_step(false);
             dec(reg_rows);
             jnz(l_row, T_NEAR);
         }
+        L(l_done);
     } else {
         row();
     }

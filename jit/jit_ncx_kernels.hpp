@@ -59,6 +59,10 @@ private:
     void select(const Vmm &dst, const Vmm &idx, const Vmm &win);
     void store_xwords(const Xbyak::Xmm &x, int64_t n);
     void nearest_vector(int64_t n);
+    // While row() is emitted for a nearest row pair (conf.nearest_row_pairs): each output
+    // vector also goes to the next dst row, dst_row_bytes on.
+    bool dup_ = false;
+    void plane_row_step(bool pair);  // plane mode: past the row (pair) just made, in dst and rtab
     void linear_w(const Xbyak::Reg64 &row, const Vmm &r, bool pairs);
     void blend_w(const Vmm &r, const Vmm &a, const Vmm &b);
     void vector(int64_t n, bool pairs = false);

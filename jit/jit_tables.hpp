@@ -32,7 +32,8 @@ struct jit_tables {
     // Plane mode, linear: per output row oh {s64 i0 * row pitch, s64 i1 * row pitch, f32 w0,
     // f32 w1} (24 bytes), the row pitch being the W-plane's (ow_pad * 4 bytes).
     // Fused (fuse_h) and h2_pairs: the same record with src row offsets, i * src row bytes.
-    // Nearest: per oh the s64 byte offset of src row ih(oh) within its D slice.
+    // Nearest: per oh the s64 byte offset of src row ih(oh) within its D slice, with bit 0
+    // set where oh starts a row pair (jit_conf::nearest_row_pairs).
     std::vector<uint8_t> hrows;
     // D pairs (jit_conf::d_pairs): 1 where od starts a pair with od + 1 (same D taps), chosen
     // greedily from od = 0, so an od is never both a start and a second.

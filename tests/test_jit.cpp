@@ -399,6 +399,46 @@ TEST(jit_bitwise, nxc_nearest_row_pairs) {
     });
 }
 
+// NCX nearest in plane mode with H upsampling: output rows that repeat a src row are made once
+// and stored twice (jit_conf::nearest_row_pairs, the flag in bit 0 of the hrows offsets). The
+// 2- and 3-thread splits of 1001 planes x 6 rows end a thread on a pair's first row and start
+// the next on its second (both go singly); runs of 3 rows (3x) are a pair and a single. Tails
+// at simd_w -/+ 1, 3-D, all dtypes and transforms, and the NT variant (OW 16), which ignores
+// the flag. H downsampling has no pairs.
+TEST(jit_bitwise, ncx_nearest_plane_row_pairs) {
+    REQUIRE_AVX2();
+    auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
+    auto ncx = [](std::vector<int64_t> src, std::vector<int64_t> out) {
+        return problem_builder().src(std::move(src)).sizes(std::move(out)).fmt(data_format::ncx).mode(mode::nearest);
+    };
+    EXPECT_TRUE(conf(ncx({1, 256, 32, 32}, {64, 64})).nearest_row_pairs);
+    EXPECT_FALSE(conf(ncx({1, 3, 20, 16}, {7, 8})).nearest_row_pairs);   // H down
+    EXPECT_FALSE(conf(ncx({1, 3, 20, 160}, {40, 512})).nearest_row_pairs);  // 2 KiB rows: row mode
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+        {{1, 1001, 3, 37}, {6, 83}}, {{1, 1001, 3, 8}, {6, 16}}, {{2, 3, 9, 8}, {27, 9}},
+        {{1, 2, 5, 9}, {8, 7}},      {{1, 4, 3, 5, 16}, {5, 12, 15}}, {{1, 3, 20, 16}, {7, 8}}};
+    uint32_t seed = 900;
+    const int saved = omp_get_max_threads();
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (int extra : {0, 1}) {  // 2 threads, then 3
+            if (extra && threads == 1) continue;
+            omp_set_num_threads(threads + extra);
+            for (auto t : kTypes)
+                for (auto ct : kCtms)
+                    for (const auto &cs : cases) {
+                        const auto d = ncx(cs.first, cs.second).ctm(ct).dt(t);
+                        const jit_conf c = conf(d);
+                        ASSERT_TRUE(c.plane_mode) << describe(d);
+                        EXPECT_EQ(c.nearest_row_pairs, cs.second[cs.second.size() - 2] > cs.first[cs.first.size() - 2]) << describe(d);
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0)
+                            << describe(d) << " threads=" << threads + extra << " nt=" << nt_bytes;
+                    }
+        }
+    });
+    omp_set_num_threads(saved);
+}
+
 // Direct NXC 2-D linear in row pairs: same-taps pairs (2x half_pixel: rows 2i + 1, 2i + 2) and
 // chained pairs, with the single row the driver leaves between them, at 1 and 2 threads (a split
 // can fall inside a pair) and with NT stores (C % 8 == 0).

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "../src/cpu_isa.hpp"
@@ -32,21 +34,30 @@ std::atomic<int> g_gather_spelling{-1};
 void set_gather_spelling_for_testing(int spelling) { g_gather_spelling.store(spelling); }
 
 namespace {
-std::atomic<size_t> g_nt_min_override{0};
+std::atomic<size_t> g_nt_min_override{0}, g_nt_min_override_more{0};
 
-size_t nt_min_default() {
-    const int64_t by_llc = std::max<int64_t>(int64_t(4) << 20, host_features().llc_bytes / 2);
-    return static_cast<size_t>(env_nonneg_int("XINTERP_NT_MIN_BYTES", by_llc));
+// {one thread, more}: XINTERP_NT_MIN_BYTES for both where it is set.
+std::pair<size_t, size_t> nt_min_default() {
+    const int64_t llc = host_features().llc_bytes, floor = int64_t(4) << 20;
+    const int64_t one = std::max(floor, llc / 2), more = std::max(floor, llc);
+    if (std::getenv("XINTERP_NT_MIN_BYTES")) {
+        const size_t v = static_cast<size_t>(env_nonneg_int("XINTERP_NT_MIN_BYTES", one));
+        return {v, v};
+    }
+    return {static_cast<size_t>(one), static_cast<size_t>(more)};
 }
 }  // namespace
 
-size_t nt_min_bytes() {
-    if (const size_t o = g_nt_min_override.load()) return o;
-    static const size_t v = nt_min_default();
-    return v;
+size_t nt_min_bytes(int threads) {
+    if (const size_t o = g_nt_min_override.load()) return threads > 1 ? g_nt_min_override_more.load() : o;
+    static const std::pair<size_t, size_t> v = nt_min_default();
+    return threads > 1 ? v.second : v.first;
 }
 
-void set_nt_min_bytes_for_testing(size_t bytes) { g_nt_min_override.store(bytes); }
+void set_nt_min_bytes_for_testing(size_t bytes, size_t bytes_more) {
+    g_nt_min_override_more.store(bytes_more ? bytes_more : bytes);
+    g_nt_min_override.store(bytes);
+}
 
 bool jit_uses_pass_engine(const problem &p, cpu_isa isa) {
     return p.fmt == data_format::ncx || p.c < simd_w_of(isa);

@@ -242,12 +242,19 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa);
 // serve p, and whether it runs on the separable pass engine (NCX, or NXC with C < simd_w).
 bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not);
 bool jit_uses_pass_engine(const problem &p, cpu_isa isa);
-// The dst size from which NT stores pay: XINTERP_NT_MIN_BYTES, else half the last-level cache
-// and at least 4 MiB. A dst that fits the LLC is better left there, for the next op and for
-// repeated runs (on the dev VM, 4 MiB outputs ran 1.4x slower with NT; 16 MiB, 1.1x faster).
-size_t nt_min_bytes();
-// Tests set it (0: back to the default); it is not in the cache key, so clear the cache around.
-void set_nt_min_bytes_for_testing(size_t bytes);
+// The dst size from which NT stores pay for an execution on `threads` threads:
+// XINTERP_NT_MIN_BYTES (or the test override) at any thread count, else half the last-level
+// cache on one thread and the whole of it on more, at least 4 MiB. A dst that fits the LLC is
+// better left there, for the next op and for repeated runs (on the dev VM, 4 MiB outputs ran
+// 1.4x slower with NT; 16 MiB, 1.1x faster). One core's plain stores reach the LLC more
+// slowly than its NT stores reach DRAM, but two cores' do not: on the dev VM (32 MiB LLC),
+// 12-28 MiB outputs ran 0.35-0.9x the time with plain stores on 2 threads and 1.05-1.5x on
+// one; at 40 MiB the two tied on 2 threads, and 67 MiB (vol_2x) ran 1.3-1.5x slower plain.
+// Kernels generate their NT variants from nt_min_bytes(1), the smallest threshold.
+size_t nt_min_bytes(int threads = 1);
+// Tests set it (0: back to the default), for one thread and (bytes_more, 0: the same) for more;
+// it is not in the cache key, so clear the cache around.
+void set_nt_min_bytes_for_testing(size_t bytes, size_t bytes_more = 0);
 // Tests force a gather spelling (0: vgatherdps, 1: inserts, -1: by vendor) to cover both on any
 // host. The spelling is not in the cache key, so callers clear the cache around it.
 void set_gather_spelling_for_testing(int spelling);

@@ -78,7 +78,7 @@ public:
         auto same_taps = [&](int64_t oh) {  // rows oh and oh + 1 read the same two src rows
             return tables_.h.lin[oh].same_taps(tables_.h.lin[oh + 1]);
         };
-        const auto stream_fn = stream_ ? stream_->fn() : nullptr;
+        const auto stream_fn = stream_ && nt_wanted() ? stream_->fn() : nullptr;  // NT-sized for these threads
         const int64_t flags = exec_flags(src);
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
             jit_args a{};

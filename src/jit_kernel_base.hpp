@@ -45,16 +45,20 @@ protected:
     // and their NT variants), with a spare; only the pages code is written to get backed.
     code_arena arena_{size_t(7) * 16 * 1024};
 
+    // The threads for_thread_ranges runs on. Threads only pay off past ~64 KiB of traffic;
+    // below that one thread does it all, without entering a parallel region.
+    int exec_threads() const {
+        const problem &p = prob();
+        const bool par = conf_.rows > 1 && (p.src_bytes + p.dst_bytes) > (64u << 10);
+        return par ? static_cast<int>(std::min<int64_t>(omp_get_max_threads(), conf_.rows)) : 1;
+    }
+
     // Calls body(first_row, end_row, scratch) once per thread on a contiguous range of output
     // rows (contiguous so that row caches see neighbouring rows), with the default MXCSR.
     template <typename F>
     void for_thread_ranges(F &&body) const {
-        const problem &p = prob();
         const int64_t rows = conf_.rows;
-        // Threads only pay off past ~64 KiB of traffic; below that one thread does it all,
-        // without entering a parallel region.
-        const bool par = rows > 1 && (p.src_bytes + p.dst_bytes) > (64u << 10);
-        const int nthr = par ? static_cast<int>(std::min<int64_t>(omp_get_max_threads(), rows)) : 1;
+        const int nthr = exec_threads();
         if (nthr == 1) {
             mxcsr_guard guard;
             body(0, rows, thread_scratch(conf_.scratch_bytes));
@@ -146,10 +150,15 @@ protected:
         return kFlagBf16Clean;
     }
 
-    // Whether this execution may use the NT variant: built, and dst aligned to a full vector.
+    // Whether this execution may use the NT variant: built, dst aligned to a full vector, and
+    // NT-sized for the threads it runs on.
     bool use_nt(const void *dst) const {
-        return conf_.nt_eligible && reinterpret_cast<uintptr_t>(dst) % static_cast<uintptr_t>(conf_.simd_w * 4) == 0;
+        return conf_.nt_eligible && reinterpret_cast<uintptr_t>(dst) % static_cast<uintptr_t>(conf_.simd_w * 4) == 0 &&
+               nt_wanted();
     }
+    // Whether NT stores pay for this execution's dst on its threads (nt_min_bytes); the NT
+    // variants and the stream copy exist only where they pay on one thread.
+    bool nt_wanted() const { return prob().dst_bytes >= nt_min_bytes(exec_threads()); }
 };
 
 // The separable pass driver (src/jit_pass_driver.cpp), for NCX, small-C NXC and separable NXC.

@@ -148,7 +148,7 @@ private:
         a.flags = x.flags;
         const auto fn = pick(nt, wpass_, wpass_nt_);
         if (conf_.plane_mode) return run_tabled_planes(r0, r1, x, scratch);
-        const auto stream_fn = stream_ ? stream_->fn() : nullptr;
+        const auto stream_fn = stream_ && nt_wanted() ? stream_->fn() : nullptr;  // NT-sized for these threads
         uint8_t *row_buf = scratch + conf_.stream_off;
         int64_t prev = -1;
         row_id o = split(r0);

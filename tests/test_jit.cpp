@@ -261,11 +261,12 @@ TEST(jit_bitwise, runtime_sizes_change_the_kernel) {
 
 // Sets the NT threshold (4 MiB unless given; the default is half the host's LLC) for a scope,
 // with the cache cleared around it: the threshold is not in the cache key.
+// more: the threshold on more than one thread (0: the same).
 struct nt_threshold {
-    explicit nt_threshold(size_t bytes = size_t(4) << 20) { set(bytes); }
+    explicit nt_threshold(size_t bytes = size_t(4) << 20, size_t more = 0) { set(bytes, more); }
     ~nt_threshold() { set(0); }
-    static void set(size_t b) {
-        set_nt_min_bytes_for_testing(b);
+    static void set(size_t b, size_t more = 0) {
+        set_nt_min_bytes_for_testing(b, more);
         clear_cache();
     }
 };
@@ -1107,10 +1108,19 @@ TEST(jit_bitwise, non_temporal_fused_h) {
     }
 }
 
-// The NT threshold: half the LLC, at least 4 MiB (unless XINTERP_NT_MIN_BYTES says otherwise).
+// The NT threshold: half the LLC on one thread and the whole LLC on more, at least 4 MiB
+// (unless XINTERP_NT_MIN_BYTES or the test override says otherwise, for every thread count).
 TEST(jit_conf, nt_threshold_follows_the_last_level_cache) {
     if (std::getenv("XINTERP_NT_MIN_BYTES")) GTEST_SKIP() << "XINTERP_NT_MIN_BYTES is set: the default is not in effect";
-    EXPECT_EQ(nt_min_bytes(), std::max<size_t>(size_t(4) << 20, static_cast<size_t>(host_features().llc_bytes / 2)));
+    const size_t llc = static_cast<size_t>(host_features().llc_bytes), mib4 = size_t(4) << 20;
+    EXPECT_EQ(nt_min_bytes(), std::max(mib4, llc / 2));
+    EXPECT_EQ(nt_min_bytes(1), std::max(mib4, llc / 2));
+    EXPECT_EQ(nt_min_bytes(2), std::max(mib4, llc));
+    EXPECT_EQ(nt_min_bytes(16), std::max(mib4, llc));
+    set_nt_min_bytes_for_testing(12345);
+    EXPECT_EQ(nt_min_bytes(1), 12345u);
+    EXPECT_EQ(nt_min_bytes(2), 12345u);
+    set_nt_min_bytes_for_testing(0);
     const auto d = problem_builder().src({1, 1, 64, 1024}).sizes({64, 1024}).fmt(data_format::ncx).mode(mode::nearest);
     const problem p = make_problem(d);  // 256 KiB of dst
     EXPECT_FALSE(make_jit_conf(p, cpu_isa::avx2).nt_eligible);
@@ -1125,6 +1135,33 @@ TEST(jit_conf, nt_threshold_follows_the_last_level_cache) {
     EXPECT_EQ(s.scratch_bytes, 512 * 21 * 4);
     set_nt_min_bytes_for_testing(0);
     EXPECT_EQ(make_jit_conf(make_problem(seg), cpu_isa::avx2).nt_stream, make_problem(seg).dst_bytes >= nt_min_bytes());
+}
+
+// A dst NT-sized on one thread but not on two (nt_min_bytes): the NT variants and the stream
+// copy exist, and a 2-thread execution takes the plain kernels and writes repeated rows itself
+// (rows copied, pairs, NCX plane pairs). Either way the bits are the reference's.
+TEST(jit_bitwise, nt_on_one_thread_plain_on_two) {
+    REQUIRE_AVX2();
+    const int saved = omp_get_max_threads();
+    nt_threshold nt(1, size_t(1) << 40);
+    uint32_t seed = 1300;
+    for (auto t : kTypes)
+        for (problem_builder b : {
+                 problem_builder().src({1, 40, 40, 21}).sizes({200, 160}).mode(mode::nearest),  // NXC stream (C 21)
+                 problem_builder().src({1, 40, 40, 16}).sizes({80, 80}).mode(mode::nearest),   // NXC pairs / NT rows
+                 problem_builder().src({1, 40, 40, 16}).sizes({80, 80}).mode(mode::linear),    // NXC linear
+                 problem_builder().src({1, 16, 40, 40}).sizes({80, 80}).fmt(data_format::ncx).mode(mode::nearest),
+                 problem_builder().src({1, 3, 40, 150}).sizes({160, 600}).fmt(data_format::ncx).mode(mode::nearest),
+                 problem_builder().src({1, 16, 40, 40}).sizes({80, 80}).fmt(data_format::ncx).mode(mode::linear),
+                 problem_builder().src({1, 4, 9, 20, 20}).sizes({17, 40, 40}).fmt(data_format::ncx).mode(mode::linear)}) {
+            b.dt(t);
+            for (int threads : {1, 2}) {
+                omp_set_num_threads(threads);
+                ++seed;
+                ASSERT_EQ(check_case(b, seed, seed % 2 == 0), 0) << describe(b) << " threads=" << threads;
+            }
+        }
+    omp_set_num_threads(saved);
 }
 
 // NXC linear runs separably (W rows once, then blends) for bf16, for >= 4x H upsampling and

@@ -399,8 +399,9 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     const bool big = p.dst_bytes >= nt_min_bytes();
     c.nt_eligible = big && aligned;
     // With NT stores NXC nearest rows go singly: the pair kernel's two interleaved NT streams
-    // ran vol_2x NXC 1.3x slower (more write-combining buffers open at once).
-    if (nxc_nearest && c.nt_eligible) c.row_pairs = false;
+    // ran vol_2x NXC 1.3x slower (more write-combining buffers open at once). So the pair
+    // kernel has no NT variant, and serves only the executions with plain stores (below
+    // nt_min_bytes(threads), as an NT-eligible dst is on more threads up to the whole LLC).
     if (c.up2_groups > 0 && c.k == 2 && c.plane_mode && !c.nt_eligible && p.out[1] * c.dst_row_bytes <= jit_conf::kPlaneBudget &&
         h_is_up2(p, c)) {
         c.h2_pairs = true;

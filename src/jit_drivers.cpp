@@ -35,7 +35,9 @@ public:
                 stream_ = std::make_unique<jit_stream_copy>(conf_.dst_row_bytes);
                 stream_->generate();
             }
-            if (conf_.row_pairs) make(pair_kind::chained, pair_, &pair_nt_);
+            // Nearest pairs: plain stores only (jit_conf.cpp); NT executions write rows singly.
+            const bool nearest = p.algorithm == alg::nearest;
+            if (conf_.row_pairs) make(pair_kind::chained, pair_, nearest ? nullptr : &pair_nt_);
             if (conf_.same_pairs) make(pair_kind::same_taps, same_, &same_nt_);
             // Runs of same-taps pairs, plain stores only: they write 2 * same_run rows at once,
             // and two NT streams already ran slower than one (the D pairs, below).
@@ -69,7 +71,7 @@ public:
         const bool nt = use_nt(dst);
         const auto fn = pick(nt, gen_, gen_nt_);
         const bool nearest = prob().algorithm == alg::nearest;
-        const auto pair_fn = pick(nt, pair_, pair_nt_);
+        const auto pair_fn = nearest && nt ? nullptr : pick(nt, pair_, pair_nt_);
         const auto same_fn = pick(nt, same_, same_nt_);
         const auto dpair_fn = dpair_ ? pick(nt, dpair_, dpair_nt_) : nullptr;
         const auto run_fn = run_ && !nt ? run_->fn() : nullptr;

@@ -427,9 +427,11 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     // row at a time, ran vol_2x up to 1.75x slower than one, f32 the most): vol_2x 16-bit
     // then runs 0.70-0.87x the time (medians of two runs each), NCX bf16 0.84-1.03x (five
     // runs, median 0.92x); f32, with twice the bytes to read for ownership, ran 1.02-1.07x,
-    // so f32 keeps single planes there.
-    if (lin && c.k == 3 && c.plane_mode && !c.fuse_h && (!c.nt_eligible || c.esize == 2))
+    // so f32 executions with NT stores keep single planes (c.pairs_nt).
+    if (lin && c.k == 3 && c.plane_mode && !c.fuse_h) {
         c.d_pairs = d_taps_repeat(p);
+        c.pairs_nt = c.d_pairs && c.nt_eligible && c.esize == 2;
+    }
     // Linear W-planes column by column (jit_conf.hpp, wplane_cols). A/B on the dev VM against
     // row by row: c17, c23 and r15to73 NCX 0.93-0.96x the time in f32, 0.90-0.93x in f16 and
     // 0.78-0.95x in bf16; 3-D and flat NXC (C = 3, 5) 0.86-0.95x. Periodic runs: 5/3
@@ -456,9 +458,9 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     // Separable 2-D in row mode: rows with the same H taps in pairs (jit_conf.hpp, h_pairs).
     // A/B on the dev VM: img_up linear 0.89-0.99x the time (NCX, NXC, all dtypes), r15to73
     // NXC f32 0.85x, 64 -> 256 NXC C = 21 f32 0.77x, fpn_2x NXC bf16 0.93-0.95x. With NT
-    // stores (seg_8x NXC) it was neutral, so those keep single rows.
+    // stores (seg_8x NXC) it was neutral, so executions with NT stores keep single rows.
     const bool row_mode = (c.pass_engine || c.nxc_separable) && !c.plane_mode && !c.fuse_h && !c.h2_pairs;
-    if (lin && c.k == 2 && row_mode && !c.nt_eligible) c.h_pairs = hl.same * 4 >= p.out[1];
+    if (lin && c.k == 2 && row_mode) c.h_pairs = hl.same * 4 >= p.out[1];
     c.ok = true;
     return c;
 }

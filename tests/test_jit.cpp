@@ -564,7 +564,7 @@ void sweep_linear(const std::vector<layout_shape> &shapes, uint32_t seed, const 
 // taps from one call, sharing each vector's H steps. OW across simd_w and the bf16 pair width
 // (8, 16) with tails, odd D ratios, both ctms, 1 and 2 threads (odd plane counts, so a split
 // cuts pairs, which then go singly); with NT stores (the second half of for_nt_and_threads)
-// 16-bit pairs store od + 1 plainly and f32 has no pairs.
+// 16-bit pairs store od + 1 plainly and f32 executions blend planes singly.
 TEST(jit_bitwise, plane_blend_d_pairs) {
     REQUIRE_AVX2();
     const std::vector<layout_shape> shapes = {
@@ -579,7 +579,8 @@ TEST(jit_bitwise, plane_blend_d_pairs) {
                  [](const op_desc &d, const jit_conf &c) {
                      if (!c.pass_engine && !c.nxc_separable) return;  // f32/f16 NXC C >= simd_w: direct
                      EXPECT_TRUE(c.plane_mode && !c.fuse_h) << describe(d);
-                     EXPECT_EQ(c.d_pairs, !c.nt_eligible || d.dt != data_type::f32) << describe(d);
+                     EXPECT_TRUE(c.d_pairs) << describe(d);
+                     EXPECT_EQ(c.pairs_nt, c.nt_eligible && d.dt != data_type::f32) << describe(d);
                  });
     // D down: no pairs.
     const auto down = problem_builder().src({1, 2, 16, 8, 8}).sizes({8, 16, 16}).fmt(data_format::ncx).mode(mode::linear);
@@ -589,7 +590,7 @@ TEST(jit_bitwise, plane_blend_d_pairs) {
 // Separable 2-D in row mode (the W-row LRU) with H pairs: rows oh and oh + 1 with the same H
 // taps from one blend2 call. NCX and flat NXC rows too long for plane mode, separable NXC
 // (bf16 at 2x, every dtype at 4x and up); OW tails; odd OH at 2 threads, so a split cuts
-// pairs. With NT stores the pairs are off.
+// pairs. Executions with NT stores blend rows singly.
 TEST(jit_bitwise, blend_h_pairs) {
     REQUIRE_AVX2();
     const std::vector<layout_shape> shapes = {
@@ -606,7 +607,7 @@ TEST(jit_bitwise, blend_h_pairs) {
         },
         [](const op_desc &d, const jit_conf &c) {
             EXPECT_TRUE((c.pass_engine || c.nxc_separable) && !c.plane_mode && !c.fuse_h) << describe(d);
-            EXPECT_EQ(c.h_pairs, !c.nt_eligible) << describe(d);
+            EXPECT_TRUE(c.h_pairs && !c.pairs_nt) << describe(d);
         });
     // H down: no pairs.
     const auto down = problem_builder().src({1, 2, 80, 1100}).sizes({40, 2100}).fmt(data_format::ncx).mode(mode::linear);
@@ -1139,7 +1140,8 @@ TEST(jit_conf, nt_threshold_follows_the_last_level_cache) {
 
 // A dst NT-sized on one thread but not on two (nt_min_bytes): the NT variants and the stream
 // copy exist, and a 2-thread execution takes the plain kernels and writes repeated rows itself
-// (rows copied, pairs, NCX plane pairs). Either way the bits are the reference's.
+// (rows copied, NXC row pairs, NCX plane pairs) and the pair blends that NT executions skip
+// (H pairs, f32 D pairs). Either way the bits are the reference's.
 TEST(jit_bitwise, nt_on_one_thread_plain_on_two) {
     REQUIRE_AVX2();
     const int saved = omp_get_max_threads();
@@ -1153,8 +1155,11 @@ TEST(jit_bitwise, nt_on_one_thread_plain_on_two) {
                  problem_builder().src({1, 16, 40, 40}).sizes({80, 80}).fmt(data_format::ncx).mode(mode::nearest),
                  problem_builder().src({1, 3, 40, 150}).sizes({160, 600}).fmt(data_format::ncx).mode(mode::nearest),
                  problem_builder().src({1, 16, 40, 40}).sizes({80, 80}).fmt(data_format::ncx).mode(mode::linear),
+                 problem_builder().src({1, 1, 40, 1100}).sizes({81, 2104}).fmt(data_format::ncx).mode(mode::linear),  // H pairs
                  problem_builder().src({1, 4, 9, 20, 20}).sizes({17, 40, 40}).fmt(data_format::ncx).mode(mode::linear)}) {
             b.dt(t);
+            const jit_conf c = make_jit_conf(make_problem(b), cpu_isa::avx2);
+            EXPECT_TRUE(c.nt_eligible || c.nt_stream) << describe(b);
             for (int threads : {1, 2}) {
                 omp_set_num_threads(threads);
                 ++seed;

@@ -288,22 +288,25 @@ void jit_io::store_f32(data_type dt, const Address &a, const Vmm &v, int64_t n, 
 }
 
 template <typename Vmm>
-void jit_io::store_u32_bits(int esize, const Address &a, const Vmm &v, int64_t n, bool nt) {
+void jit_io::store_u32_bits(int esize, const Address &a, const Vmm &v, int64_t n, bool nt, const Address *also) {
     const Vmm vmm_t0(kT0);
-    if (esize == 4) {
-        if (n == simd_w_ && nt) vmovntps(a, v);
-        else if (n == simd_w_) vmovups(a, v);
-        else store_bytes(a, Xmm(v.getIdx()), static_cast<int>(4 * n));
-        return;
-    }
     const Xmm xt(kT0);
-    vpackusdw(vmm_t0, v, v);
-    vpermq(vmm_t0, vmm_t0, 0x08);
-    if (n == simd_w_) {
-        if (nt) vmovntdq(a, xt);
-        else vmovdqu(a, xt);
-    } else {
-        store_words(a, xt, n);
+    if (esize == 2) {
+        vpackusdw(vmm_t0, v, v);
+        vpermq(vmm_t0, vmm_t0, 0x08);
+    }
+    for (const Address *to : {&a, also}) {
+        if (!to) continue;
+        if (esize == 4) {
+            if (n == simd_w_ && nt) vmovntps(*to, v);
+            else if (n == simd_w_) vmovups(*to, v);
+            else store_bytes(*to, Xmm(v.getIdx()), static_cast<int>(4 * n));
+        } else if (n == simd_w_) {
+            if (nt) vmovntdq(*to, xt);
+            else vmovdqu(*to, xt);
+        } else {
+            store_words(*to, xt, n);
+        }
     }
 }
 
@@ -376,7 +379,7 @@ template void jit_io::load_tail_mask(const Ymm &, int64_t);
 template void jit_io::load_f32(data_type, const Ymm &, const Address &, int64_t);
 template void jit_io::load_u32(const Ymm &, const Address &, int64_t);
 template void jit_io::store_f32(data_type, const Address &, const Ymm &, int64_t, bool);
-template void jit_io::store_u32_bits(int, const Address &, const Ymm &, int64_t, bool);
+template void jit_io::store_u32_bits(int, const Address &, const Ymm &, int64_t, bool, const Address *);
 template void jit_io::cvt_to_bf16(const Ymm &);
 template void jit_io::round_bf16_clean(const Ymm &, const Ymm &, const Ymm &);
 template void jit_io::split_bf16(const Ymm &, const Ymm &, const Ymm &);

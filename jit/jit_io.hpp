@@ -63,7 +63,10 @@ protected:
     template <typename Vmm> void widen_words(data_type dt, const Vmm &v, const Xbyak::Xmm &x);
     // f32 -> dt, n lanes. v must not be t0..t3. nt: non-temporal full stores (aligned dst).
     template <typename Vmm> void store_f32(data_type dt, const Xbyak::Address &a, const Vmm &v, int64_t n, bool nt = false);
-    template <typename Vmm> void store_u32_bits(int esize, const Xbyak::Address &a, const Vmm &v, int64_t n, bool nt = false);
+    // also: the same n elements to a second address too (narrowed once).
+    template <typename Vmm>
+    void store_u32_bits(int esize, const Xbyak::Address &a, const Vmm &v, int64_t n, bool nt = false,
+                        const Xbyak::Address *also = nullptr);
     void store_words(const Xbyak::Address &a, const Xbyak::Xmm &x, int64_t n);
     // The low `bytes` bytes (even, < 32) of the ymm/xmm with index v.getIdx(); clobbers t1.
     void store_bytes(const Xbyak::Address &a, const Xbyak::Xmm &v, int bytes);
@@ -148,7 +151,7 @@ template <> void jit_io::load_tail_mask(const Xbyak::Zmm &, int64_t);
 template <> void jit_io::load_f32(data_type, const Xbyak::Zmm &, const Xbyak::Address &, int64_t);
 template <> void jit_io::load_u32(const Xbyak::Zmm &, const Xbyak::Address &, int64_t);
 template <> void jit_io::store_f32(data_type, const Xbyak::Address &, const Xbyak::Zmm &, int64_t, bool);
-template <> void jit_io::store_u32_bits(int, const Xbyak::Address &, const Xbyak::Zmm &, int64_t, bool);
+template <> void jit_io::store_u32_bits(int, const Xbyak::Address &, const Xbyak::Zmm &, int64_t, bool, const Xbyak::Address *);
 template <> void jit_io::cvt_to_bf16(const Xbyak::Zmm &);
 
 }  // namespace xinterp

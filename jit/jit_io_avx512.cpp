@@ -107,19 +107,24 @@ void jit_io::store_f32(data_type dt, const Address &a, const Zmm &v, int64_t n, 
 }
 
 template <>
-void jit_io::store_u32_bits(int esize, const Address &a, const Zmm &v, int64_t n, bool nt) {
+void jit_io::store_u32_bits(int esize, const Address &a, const Zmm &v, int64_t n, bool nt, const Address *also) {
     const bool full = n == simd_w_;
     if (!full) load_tail_mask(v, n);
-    if (esize == 4) {
-        if (!full) vmovups(a | k_tail, v);
-        else if (nt) vmovntps(a, v);
-        else vmovups(a, v);
-        return;
+    if (esize == 2) vpmovdw(Ymm(kT0), v);  // zero-extended 16-bit bits: truncation is exact
+    for (const Address *to : {&a, also}) {
+        if (!to) continue;
+        if (esize == 4) {
+            if (!full) vmovups(*to | k_tail, v);
+            else if (nt) vmovntps(*to, v);
+            else vmovups(*to, v);
+        } else if (!full) {
+            vmovdqu16(*to | k_tail, Ymm(kT0));
+        } else if (nt) {
+            vmovntdq(*to, Ymm(kT0));
+        } else {
+            vmovdqu(*to, Ymm(kT0));
+        }
     }
-    vpmovdw(Ymm(kT0), v);  // zero-extended 16-bit bits: truncation is exact
-    if (!full) vmovdqu16(a | k_tail, Ymm(kT0));
-    else if (nt) vmovntdq(a, Ymm(kT0));
-    else vmovdqu(a, Ymm(kT0));
 }
 
 }  // namespace xinterp

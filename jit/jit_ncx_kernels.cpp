@@ -224,7 +224,8 @@ void jit_ncx_wpass<isa>::nearest_vector(int64_t n) {
     } else {
         gather(reg_src, vmm_a, V, false);
     }
-    for (int r = 0; r <= dup_; ++r) store_u32_bits(c.esize, ptr[out() + r * c.dst_row_bytes], vmm_a, n, nt_);
+    const Address next = ptr[out() + c.dst_row_bytes];
+    store_u32_bits(c.esize, ptr[out()], vmm_a, n, nt_, dup_ ? &next : nullptr);
 }
 
 // Linear: the W interpolation of `row` for the current record, into r (f32 lanes).

@@ -77,7 +77,10 @@ int main(int argc, char **argv) {
                     const op_desc d = xbench::make_desc(c, linear, ncx, dt);
                     primitive_desc pd(d);
                     primitive prim(pd);
-                    abuf src(pd.src_bytes()), dst(pd.dst_bytes()), dst2(pd.dst_bytes()), msrc(pd.dst_bytes());
+                    // Each contender writes its own dst, so each finds it as the two runs between
+                    // its own left it (memcpy wrote oneDNN's dst just before oneDNN's run when
+                    // they shared one, and xinterp's was two runs old).
+                    abuf src(pd.src_bytes()), dst(pd.dst_bytes()), dst2(pd.dst_bytes()), mdst(pd.dst_bytes()), msrc(pd.dst_bytes());
                     const int es = dt == data_type::f32 ? 4 : 2;
                     xbench::fill_normal(es, dt == data_type::bf16, src.data(), src.size() / es);
                     // memcpy copies data like the output's, not zeros: on the dev VM, glibc's
@@ -89,7 +92,7 @@ int main(int argc, char **argv) {
                     dnnl_peer peer(c, ncx, linear, dt, src.data(), dst2.data());
 #endif
                     prim.execute(src.data(), dst.data());  // warm up everything once
-                    std::memcpy(dst2.data(), msrc.data(), dst2.size());
+                    std::memcpy(mdst.data(), msrc.data(), mdst.size());
                     for (int r = 0; r < reps; ++r) {
                         tx.push_back(time_us([&] { prim.execute(src.data(), dst.data()); }));
 #ifdef XINTERP_HAVE_DNNL
@@ -97,13 +100,13 @@ int main(int argc, char **argv) {
 #endif
                         tm.push_back(time_us([&] {
                             if (threads == 1) {
-                                std::memcpy(dst2.data(), msrc.data(), dst2.size());
+                                std::memcpy(mdst.data(), msrc.data(), mdst.size());
                             } else {
 #pragma omp parallel num_threads(threads)
                                 {
-                                    const size_t n = dst2.size(), per = (n + threads - 1) / threads;
+                                    const size_t n = mdst.size(), per = (n + threads - 1) / threads;
                                     const size_t b = std::min(n, per * omp_get_thread_num()), e = std::min(n, b + per);
-                                    std::memcpy(dst2.data() + b, msrc.data() + b, e - b);
+                                    std::memcpy(mdst.data() + b, msrc.data() + b, e - b);
                                 }
                             }
                         }));

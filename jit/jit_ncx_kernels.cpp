@@ -712,13 +712,13 @@ void jit_ncx_wpass<isa>::generate() {
         mov(reg_rows, PARG(rows));
         Label l_done;
         L(l_row); {
+            mov(reg_tab, PARG(tab));
             if (nearest && c.nearest_row_pairs) {
                 // The record's bit 0 flags a row pair (jit_tables::hrows): into CF, and cleared
-                // from the offset. lea and mov leave the flags alone, so the branch follows them.
+                // from the offset. lea leaves the flags alone, so the branch follows them.
                 mov(reg_tmp, qword[reg_row]);
                 btr(reg_tmp, 0);
                 lea(reg_src, ptr[reg_base + reg_tmp]);
-                mov(reg_tab, PARG(tab));
                 if (!nt_) {
                     Label l_single;
                     jnc(l_single, T_NEAR);
@@ -736,10 +736,8 @@ void jit_ncx_wpass<isa>::generate() {
             } else if (tabled) {
                 mov(reg_src, reg_base);
                 add(reg_src, qword[reg_row]);
-                mov(reg_tab, PARG(tab));
             } else {
                 mov(reg_src, reg_row);
-                mov(reg_tab, PARG(tab));
             }
             if (fused_) {
                 mov(reg_src_b, reg_base);

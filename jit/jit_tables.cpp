@@ -123,16 +123,14 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     t.h = make_axis(p, 1);
     if (c.plane_mode && p.algorithm == alg::nearest) {
         t.hrows.assign(static_cast<size_t>(p.out[1] * 8), 0);
+        // Offsets are even (esize >= 2), so bit 0 is free for the row-pair flag: set on the first
+        // row of each pair, pairing a run of rows with one src row from its start. The pair's
+        // second row keeps a plain record, for thread splits that start there.
+        bool second = false;
         for (int64_t oh = 0; oh < p.out[1]; ++oh) {
-            // Offsets are even (esize >= 2), so bit 0 is free for the row-pair flag: set on the
-            // first row of each pair, pairing a run of rows with one src row from its start.
-            // The pair's second row keeps a plain record, for thread splits that start there.
-            const bool pair = c.nearest_row_pairs && oh + 1 < p.out[1] && t.h.nearest[oh + 1] == t.h.nearest[oh];
+            const bool pair = !second && c.nearest_row_pairs && oh + 1 < p.out[1] && t.h.nearest[oh + 1] == t.h.nearest[oh];
             put<int64_t>(t.hrows, static_cast<size_t>(oh * 8), t.h.nearest[oh] * c.src_row_bytes | (pair ? 1 : 0));
-            if (pair) {
-                ++oh;
-                put<int64_t>(t.hrows, static_cast<size_t>(oh * 8), t.h.nearest[oh] * c.src_row_bytes);
-            }
+            second = pair;
         }
     } else if (c.plane_mode) {
         const int64_t pitch = c.fuse_h || c.h2_pairs ? c.src_row_bytes : c.ow_pad * 4;

@@ -71,7 +71,7 @@ public:
         const bool nt = use_nt(dst);
         const auto fn = pick(nt, gen_, gen_nt_);
         const bool nearest = prob().algorithm == alg::nearest;
-        const auto pair_fn = nearest && nt ? nullptr : pick(nt, pair_, pair_nt_);
+        const auto pair_fn = pick_pair(nt, pair_, pair_nt_);  // nearest pairs: plain stores only
         const auto same_fn = pick(nt, same_, same_nt_);
         const auto dpair_fn = dpair_ ? pick(nt, dpair_, dpair_nt_) : nullptr;
         const auto run_fn = run_ && !nt ? run_->fn() : nullptr;

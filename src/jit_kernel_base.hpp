@@ -102,6 +102,12 @@ protected:
         const std::unique_ptr<G> &g = nt && nt_variant ? nt_variant : regular;
         return g ? g->fn() : nullptr;
     }
+    // A pair kernel's function for this execution: its NT variant with NT stores; a pair kernel
+    // without one serves only executions with plain stores (nullptr: their rows go singly).
+    template <typename G>
+    static typename G::fn_t pick_pair(bool nt, const std::unique_ptr<G> &regular, const std::unique_ptr<G> &nt_variant) {
+        return nt && !nt_variant ? nullptr : pick(nt, regular, nt_variant);
+    }
 
     // Output row r = (plane, od, oh): plane is n (NXC) or n * C + c (NCX). Split once per
     // thread range, then stepped: three 64-bit divisions per row cost as much as a small row's

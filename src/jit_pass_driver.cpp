@@ -309,7 +309,7 @@ private:
             return planes + victim * conf_.wplane_bytes;
         };
         const auto blend = pick(x.nt, blend_final_, blend_final_nt_);
-        const auto blend_pair = blend_pair_ && (!x.nt || blend_pair_nt_) ? pick(x.nt, blend_pair_, blend_pair_nt_) : nullptr;
+        const auto blend_pair = pick_pair(x.nt, blend_pair_, blend_pair_nt_);
         const int64_t plane_rows = p.out[1], plane_bytes = plane_rows * conf_.dst_row_bytes;
         int64_t done_to = r0;  // rows below it were written with the plane before (D pairs)
         jit_pass_args ba{};
@@ -370,7 +370,7 @@ private:
         const auto wpass = wpass_ ? wpass_->fn() : nullptr;         // into scratch, or k == 1: dst
         const auto wpass_final = pick(nt, wpass_, wpass_nt_);       // k == 1, or fused k == 2
         const auto blend_final = pick(nt, blend_final_, blend_final_nt_);
-        const auto blend_pair = blend_pair_ && !nt ? blend_pair_->fn() : nullptr;  // H pairs, plain stores only
+        const auto blend_pair = pick_pair(nt, blend_pair_, blend_pair_nt_);  // H pairs: plain stores only
         jit_pass_args wa{};
         wa.tab = tables_.wtab.data();
         wa.scratch = stage;

@@ -36,6 +36,17 @@ void jit_ncx_wpass<isa>::h2_w(bool group, const Vmm &x0, const Vmm &x1, bool pai
     vfmadd231ps(x0, vmm_b, ptr[reg_tab + 4 * V]);
 }
 
+// Registers for the next src row's W step, free of everything h2_w and h2_row touch: AVX-512
+// has 20 and 21 spare; on AVX2 the bf16 groups' W (no interleave) spares vmm_idx and vmm_r,
+// the f32 and f16 groups' (whose stores use kT0 at most) kT2 and kT3, and a record vmm_r.
+template <cpu_isa isa>
+typename jit_ncx_wpass<isa>::Vmm jit_ncx_wpass<isa>::h2_next(bool group, bool split, int v) const {
+    if constexpr (kEvex) return Vmm(20 + v);
+    if (!group) return vmm_r;
+    if (split) return v == 0 ? vmm_idx : vmm_r;
+    return Vmm(v == 0 ? kT2 : kT3);
+}
+
 // One output row of the current column block at reg_hout + off: r = w0 * a; r = fma(w1, b, r)
 // per vector (vmm_a, vmm_b as results), stored in dt.
 template <cpu_isa isa>
@@ -92,29 +103,36 @@ void jit_ncx_wpass<isa>::h2_column(bool group, int64_t lanes, bool pairs) {
         vbroadcastss(vmm_idx, dword[rip + pool_const(bits[0])]);
         vbroadcastss(vmm_idx_b, dword[rip + pool_const(bits[1])]);
     };
-    // Rotated: W of rows j0 and j0 + 1 first, then per pair its two rows and the next W step.
+    // Rotated: W of rows j0 and j0 + 1 first, then per pair the W of the next src row into c
+    // before the pair's two rows, so that its loads, widening and FP ops issue ahead of the
+    // blends and roundings that wait on the step before. The last pair's step recomputes its
+    // own row (cmov keeps reg_hrow), so nothing is read past the plane and the loop has one body.
     h2_w(group, a[0], a[1], pairs);
     add(reg_hrow, src_rb);
     h2_w(group, b[0], b[1], pairs);
-    Label l_pair, l_done, l_no_head, l_no_tail;
+    Label l_pair, l_no_head, l_no_tail;
     test(byte[reg_args + static_cast<int>(offsetof(jit_pass_args, edges))], 1);
     jz(l_no_head, T_NEAR);
     edge_weights(c.h2_head_w);
     h2_row(-rb, vmm_idx, vmm_idx_b, a, b, nv, lanes, split);
     L(l_no_head);
     mov(reg_cnt, reg_pairs);
+    const Vmm cn[2] = {h2_next(group, split, 0), h2_next(group, split, 1)};
     L(l_pair); {
+        lea(reg_tmp, ptr[reg_hrow + src_rb]);
+        cmp(reg_cnt, 1);
+        cmovne(reg_hrow, reg_tmp);
+        h2_w(group, cn[0], cn[1], pairs);
         h2_row(0, vmm_tq, vmm_q, a, b, nv, lanes, split);   // row 2j + 1: (0.75, 0.25)
         h2_row(rb, vmm_q, vmm_tq, a, b, nv, lanes, split);  // row 2j + 2: (0.25, 0.75)
         add(reg_hout, static_cast<int>(2 * rb));
+        for (int v = 0; v < nv; ++v) {
+            vmovaps(a[v], b[v]);
+            vmovaps(b[v], cn[v]);
+        }
         dec(reg_cnt);
-        jz(l_done, T_NEAR);
-        for (int v = 0; v < nv; ++v) vmovaps(a[v], b[v]);
-        add(reg_hrow, src_rb);
-        h2_w(group, b[0], b[1], pairs);
-        jmp(l_pair, T_NEAR);
+        jnz(l_pair, T_NEAR);
     }
-    L(l_done);
     test(byte[reg_args + static_cast<int>(offsetof(jit_pass_args, edges))], 2);
     jz(l_no_tail, T_NEAR);
     edge_weights(c.h2_tail_w);

@@ -92,6 +92,7 @@ private:
     void generate_h2();
     void h2_w(bool group, const Vmm &x0, const Vmm &x1, bool pairs);
     void h2_column(bool group, int64_t lanes, bool pairs);
+    Vmm h2_next(bool group, bool split, int v) const;
     void h2_row(int64_t off, const Vmm &w0, const Vmm &w1, const Vmm *a, const Vmm *b, int nv, int64_t lanes, bool split);
     // AVX2 bf16: up2 groups stay as (even, odd) outputs through the H steps, and the rounding
     // interleaves them as words, without the f32 interleave's four shuffles per W step.

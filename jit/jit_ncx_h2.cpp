@@ -103,7 +103,7 @@ void jit_ncx_wpass<isa>::h2_column(bool group, int64_t lanes, bool pairs) {
         vbroadcastss(vmm_idx, dword[rip + pool_const(bits[0])]);
         vbroadcastss(vmm_idx_b, dword[rip + pool_const(bits[1])]);
     };
-    // Rotated: W of rows j0 and j0 + 1 first, then per pair the W of the next src row into c
+    // Rotated: W of rows j0 and j0 + 1 first, then per pair the W of the next src row into cn
     // before the pair's two rows, so that its loads, widening and FP ops issue ahead of the
     // blends and roundings that wait on the step before. The last pair's step recomputes its
     // own row (cmov keeps reg_hrow), so nothing is read past the plane and the loop has one body.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <tuple>
 
@@ -931,6 +932,55 @@ TEST(jit_bitwise, random_ratio_sweep) {
         ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d);
     }
     omp_set_num_threads(saved);
+}
+
+// The same check over wide problems: C up to 300 (NXC: many vectors and a tail per pixel),
+// src rows up to 300 (1-D) and 70 (2-D), so plane mode, h2, the row and plane pairs and the
+// periodic runs meet multi-vector rows and 2- and 3-thread ranges; ratios 2x, 4x, 16/7, 1x, /2
+// and random, per axis or one for all, at most 2^20 dst elements. Fixed seeds.
+TEST(jit_bitwise, random_wide_sweep) {
+    REQUIRE_AVX2();
+    std::mt19937 rng(777);
+    const int saved = omp_get_max_threads();
+    // XINTERP_TEST_WIDE_CASES runs a prefix, as the emulator needs (tests/emu/lane.sh: about
+    // 0.6 s a case there, 3 ms here).
+    const char *env = std::getenv("XINTERP_TEST_WIDE_CASES");
+    const int cases = env ? std::max(1, std::atoi(env)) : 1000;
+    int done = 0, h2 = 0, planes = 0, row_pairs = 0;
+    for (int it = 0; done < cases && !HasFatalFailure(); ++it) {
+        const bool fpn_like = it % 8 == 0;  // 2-D linear NCX 2x half_pixel: h2's problems
+        const int k = fpn_like ? 2 : 1 + static_cast<int>(rng() % 3);
+        const int64_t cap = k == 3 ? 12 : k == 2 ? 70 : 300;
+        const int shared = rng() % 2 ? static_cast<int>(rng() % 6) : -1;  // one ratio for all axes
+        std::vector<int64_t> in(k), out(k);
+        int64_t elems = 1;
+        for (int i = 0; i < k; ++i) {
+            in[i] = 1 + static_cast<int64_t>(rng() % cap);
+            const int64_t ratio[] = {2 * in[i], 4 * in[i], in[i] * 16 / 7, in[i], in[i] / 2, 1 + static_cast<int64_t>(rng() % (2 * cap))};
+            const int kind = fpn_like ? 0 : shared >= 0 ? shared : static_cast<int>(rng() % 6);
+            out[i] = std::max<int64_t>(ratio[kind], 1);
+            elems *= out[i];
+        }
+        const data_format f = fpn_like ? data_format::ncx : kFmts[rng() % 2];
+        const int64_t n = 1 + rng() % 2, c = rng() % 4 ? 1 + rng() % 40 : 1 + rng() % 300;
+        if (n * c * elems > (int64_t(1) << 20)) continue;
+        const mode m = fpn_like ? mode::linear : kModes[rng() % 2];
+        const auto ctm = kCtms[!fpn_like && rng() % 4 == 0];
+        const auto d = problem_builder().src(layout(f, n, c, in)).sizes(out).fmt(f).mode(m).ctm(ctm).dt(kTypes[rng() % 3]);
+        omp_set_num_threads(1 + static_cast<int>(rng() % 3));
+        const uint32_t seed = 9000 + static_cast<uint32_t>(it);
+        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << omp_get_max_threads();
+        const jit_conf jc = host_conf(d);
+        h2 += jc.h2_pairs;
+        planes += jc.plane_mode;
+        row_pairs += jc.nearest_row_pairs || jc.h_pairs;
+        ++done;
+    }
+    omp_set_num_threads(saved);
+    if (cases < 1000) return;  // a prefix need not reach every path
+    EXPECT_GT(h2, 0);  // the sweep reaches the paths it is for (97, 532 and 111 on AVX2)
+    EXPECT_GT(planes, 0);
+    EXPECT_GT(row_pairs, 0);
 }
 
 // 2-D linear NCX, 2x both ways (jit_conf::h2_pairs): row pairs from the h2 part, column block

@@ -376,12 +376,15 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         // Fused 3-D: per src D slice, one fused call makes an H-plane of all OH rows; per
         // (plane, od), one blend call forms the D step of two H-planes, from a 24-byte record
         // per row built by the driver after the planes. Per row it was two fused calls and a
-        // blend, and every H row was made again for each od that uses its slice.
+        // blend, and every H row was made again for each od that uses its slice. Where a
+        // plane's ID H-planes all fit kVolBudget (hvol), each slice has its own slot and one
+        // blend call per range and plane reads the records from jit_tables::drows.
         if (lin && c.k == 3 && c.fuse_h) {
             c.wplane_bytes = p.out[1] * c.ow_pad * 4;
-            c.n_wplanes = 2;
+            c.hvol = p.in[0] * c.wplane_bytes <= jit_conf::kVolBudget;
+            c.n_wplanes = c.hvol ? static_cast<int>(p.in[0]) : 2;
             c.plane_mode = c.n_wplanes * c.wplane_bytes <= jit_conf::kPlaneBudget;
-            if (c.plane_mode) rows_bytes = c.n_wplanes * c.wplane_bytes + p.out[1] * 24;
+            if (c.plane_mode) rows_bytes = c.n_wplanes * c.wplane_bytes + (c.hvol ? 0 : p.out[1] * 24);
         }
         c.scratch_bytes = stage_bytes + rows_bytes;
         const int64_t planes = p.fmt == data_format::ncx ? p.n * p.c : p.n;

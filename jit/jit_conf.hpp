@@ -196,6 +196,14 @@ struct jit_conf {
     // scratch (jit_conf.cpp).
     static constexpr int64_t kNxcPlanes16 = int64_t(4) << 20;
     bool plane_mode = false;
+    // Fused 3-D plane mode where every H-plane of a plane fits kVolBudget (n_wplanes = ID):
+    // per thread range and plane, one fused call per src D slice that the range's rows use,
+    // then one blend call over all those rows, from jit_tables::drows (a record per (od, oh)).
+    // Per (plane, od) it was a blend call with records the driver built each time, which with
+    // the LRU's bookkeeping was half of a small volume's time (odd3d: 65 blend calls for 5
+    // planes of 13 x 5 rows).
+    bool hvol = false;
+    static constexpr int64_t kVolBudget = int64_t(64) << 10;
     // Nearest plane mode with H upsampling (OH > IH): an output row whose src row the next
     // row repeats is made once and stored to both rows (the row-pair flag, bit 0 of its hrows
     // offset; jit_tables.cpp pairs the rows of each run from its first). Per pair of output
@@ -216,7 +224,7 @@ struct jit_conf {
     // the indices and the lanes' window offsets in header bytes 8-15 (jit_tables.hpp). Set
     // where every pair vector's lanes fit.
     bool cols_inlane = false;
-    int n_wplanes = 0;          // W-planes kept per thread: 1 (2-D) or 2 (3-D, D taps)
+    int n_wplanes = 0;          // W-planes kept per thread: 1 (2-D) or 2 (3-D, D taps); hvol: ID
     int64_t wplane_bytes = 0;   // IH * ow_pad * 4 (fused 3-D: H-planes, OH * ow_pad * 4)
     int rec_bytes = 0;          // bytes per W-table record (one per output vector)
     int n_slots = 0;            // cached W-pass rows per thread (linear)

@@ -143,6 +143,18 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             put<float>(t.hrows, at + 20, t.h.lin[oh].w1);
         }
     }
+    if (c.hvol) {
+        const int64_t pitch = c.ow_pad * 4;
+        t.drows.assign(static_cast<size_t>(p.out[0] * p.out[1] * 24), 0);
+        for (int64_t od = 0; od < p.out[0]; ++od)
+            for (int64_t oh = 0; oh < p.out[1]; ++oh) {
+                const size_t at = static_cast<size_t>((od * p.out[1] + oh) * 24);
+                put<int64_t>(t.drows, at, t.d.lin[od].i0 * c.wplane_bytes + oh * pitch);
+                put<int64_t>(t.drows, at + 8, t.d.lin[od].i1 * c.wplane_bytes + oh * pitch);
+                put<float>(t.drows, at + 16, t.d.lin[od].w0);
+                put<float>(t.drows, at + 20, t.d.lin[od].w1);
+            }
+    }
     if (c.d_pairs) {
         t.d_pair_start.assign(static_cast<size_t>(p.out[0]), 0);
         for (int64_t od = 0; od + 1 < p.out[0]; ++od) {

@@ -35,6 +35,10 @@ struct jit_tables {
     // Nearest: per oh the s64 byte offset of src row ih(oh) within its D slice, with bit 0
     // set where oh starts a row pair (jit_conf::nearest_row_pairs).
     std::vector<uint8_t> hrows;
+    // jit_conf::hvol: per output row (od, oh) of a plane, od * OH + oh, the blend's record
+    // {s64 i0 * wplane_bytes + oh * pitch, s64 i1 * wplane_bytes + oh * pitch, f32 w0, f32 w1}
+    // with the D taps and weights, the H-plane's row pitch being ow_pad * 4 bytes.
+    std::vector<uint8_t> drows;
     // D pairs (jit_conf::d_pairs): 1 where od starts a pair with od + 1 (same D taps), chosen
     // greedily from od = 0, so an od is never both a start and a second.
     std::vector<uint8_t> d_pair_start;

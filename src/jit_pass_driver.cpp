@@ -61,6 +61,8 @@ public:
                 run_nearest(r0, r1, x, scratch);
             else if (conf_.plane_mode && conf_.fuse_h && prob().k == 2)
                 run_tabled_planes(r0, r1, x, scratch);
+            else if (conf_.hvol)
+                run_volume(r0, r1, x, scratch);
             else if (conf_.plane_mode)
                 run_planes(r0, r1, x, scratch);
             else
@@ -254,6 +256,45 @@ private:
             a.rows = n;
             fn(&a);
         });
+    }
+
+    // jit_conf::hvol: per plane that rows r0..r1 reach, the H-planes of the src D slices its
+    // rows use, each into its own slot (id), then one blend call over all of the plane's rows
+    // in the range, whose records (jit_tables::drows) point into those slots. A plane that
+    // two threads split is made by both, each the slices its own rows use.
+    void run_volume(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
+        const problem &p = prob();
+        uint8_t *planes = scratch + (conf_.stage ? conf_.iw_pad * 4 * 2 : 0);
+        const auto hplane = wpass_->fn();
+        const auto blend = pick(x.nt, blend_final_, blend_final_nt_);
+        jit_pass_args wa{};
+        wa.tab = tables_.wtab.data();
+        wa.scratch = scratch;
+        wa.rows = p.out[1];
+        wa.rtab = tables_.hrows.data();
+        wa.flags = x.flags;
+        jit_pass_args ba{};
+        ba.flags = x.flags;
+        ba.src = planes;
+        const int64_t plane_rows = p.out[0] * p.out[1];
+        for (int64_t r = r0; r < r1;) {
+            const int64_t plane = r / plane_rows, first = r % plane_rows, n = std::min(r1 - r, plane_rows - first);
+            // D taps never decrease with od, and i1 is i0 or i0 + 1: each slice is made once.
+            int64_t made = -1;
+            for (int64_t od = first / p.out[1]; od <= (first + n - 1) / p.out[1]; ++od)
+                for (const int64_t id : {tables_.d.lin[od].i0, tables_.d.lin[od].i1}) {
+                    if (id <= made) continue;
+                    wa.src = x.src + src_row(plane, id, 0) * conf_.src_row_bytes;
+                    wa.dst = planes + id * conf_.wplane_bytes;
+                    hplane(&wa);
+                    made = id;
+                }
+            ba.tab = tables_.drows.data() + first * 24;
+            ba.dst = x.dst + r * conf_.dst_row_bytes;
+            ba.rows = n;
+            blend(&ba);
+            r += n;
+        }
     }
 
     // Plane mode: output rows r0..r1 as runs within one (plane, od), each one blend call over

@@ -191,9 +191,12 @@ TEST(jit_bitwise, threads_1_and_2) {
                     // H 161 -> 40 (fused, plane mode): the split falls inside plane 1
                     const auto df = problem_builder().src(layout(f, 1, 3, {161, 45})).sizes({40, 61}).fmt(f).mode(m).dt(t);
                     ASSERT_EQ(check_case(df, 8, false), 0) << describe(df) << " threads=" << threads;
-                    // fused 3-D with H-planes: the split falls inside an (plane, od) run
+                    // fused 3-D with H-planes: the split falls inside an (plane, od) run; all
+                    // five H-planes of a plane in scratch (hvol), and nine, two at a time
                     const auto dh = problem_builder().src(layout(f, 1, 3, {5, 161, 45})).sizes({9, 41, 61}).fmt(f).mode(m).dt(t);
                     ASSERT_EQ(check_case(dh, 9, true), 0) << describe(dh) << " threads=" << threads;
+                    const auto dl = problem_builder().src(layout(f, 1, 3, {9, 161, 45})).sizes({5, 41, 61}).fmt(f).mode(m).dt(t);
+                    ASSERT_EQ(check_case(dl, 10, false), 0) << describe(dl) << " threads=" << threads;
                 }
     }
     omp_set_num_threads(saved);
@@ -983,6 +986,36 @@ TEST(jit_bitwise, random_wide_sweep) {
     EXPECT_GT(row_pairs, 0);
 }
 
+// Fused 3-D volumes whose H-planes all fit (jit_conf::hvol): per range and plane, the slices
+// its rows use, then one blend call. D up, down (slices skipped), 1 -> n and n -> 1, identity;
+// 23 planes, so 2- and 3-thread ranges start and end inside planes and inside od runs; every
+// dtype and layout, specials, and the NT blend.
+TEST(jit_bitwise, fused_volumes_in_one_blend_call) {
+    REQUIRE_AVX2();
+    const int saved = omp_get_max_threads();
+    uint32_t seed = 300;
+    int seen = 0;
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+        {{7, 9, 11}, {13, 5, 17}}, {{20, 30, 30}, {5, 12, 40}}, {{1, 19, 9}, {4, 6, 9}},
+        {{6, 17, 8}, {1, 5, 8}}, {{5, 21, 13}, {5, 7, 29}}};
+    for (int threads : {1, 2, 3})
+        for (bool nt : {false, true}) {
+            nt_threshold th(nt ? 1 : size_t(1) << 40);
+            omp_set_num_threads(threads);
+            for (const auto &cs : cases)
+                for (auto f : kFmts)
+                    for (auto t : kTypes) {
+                        const int64_t c = f == data_format::ncx ? 23 : 3;  // NXC: small-C flat rows
+                        const auto d = problem_builder().src(layout(f, 1, c, cs.first)).sizes(cs.second).fmt(f).mode(mode::linear).dt(t);
+                        seen += host_conf(d).hvol;
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt;
+                    }
+        }
+    omp_set_num_threads(saved);
+    EXPECT_GT(seen, 90) << seen;  // most take the hvol path (162 of the 180 on AVX2)
+}
+
 // 2-D linear NCX, 2x both ways (jit_conf::h2_pairs): row pairs from the h2 part, column block
 // by column block with W steps in registers; rows 0, OH - 1 and pairs a thread range cuts from
 // the fused W+H pass. Swept over IH (1 pair up), IW around the tiers' widths (record vectors
@@ -1078,10 +1111,14 @@ TEST(jit_conf, plane_mode_for_small_planes) {
     EXPECT_EQ(down.n_wplanes, 0);
     EXPECT_FALSE(conf(3, {9, 1080, 1920}, {5, 224, 224}).plane_mode);  // fused 3-D, 2 x 196 KiB H-planes: per row
     const jit_conf odd = conf(5, {7, 9, 11}, {13, 5, 17});  // fused 3-D (H 9 -> 5): H-planes of 5 rows
-    EXPECT_TRUE(odd.fuse_h && odd.plane_mode);
-    EXPECT_EQ(odd.n_wplanes, 2);
+    EXPECT_TRUE(odd.fuse_h && odd.plane_mode && odd.hvol);  // all 7 of a plane's, 3.4 KiB
+    EXPECT_EQ(odd.n_wplanes, 7);
     EXPECT_EQ(odd.wplane_bytes, 5 * 24 * 4);
-    EXPECT_EQ(odd.scratch_bytes, 2 * odd.wplane_bytes + 5 * 24);
+    EXPECT_EQ(odd.scratch_bytes, 7 * odd.wplane_bytes);
+    const jit_conf deep = conf(3, {9, 161, 45}, {5, 41, 61});  // 9 H-planes of 10.25 KiB: two in an LRU
+    EXPECT_TRUE(deep.fuse_h && deep.plane_mode && !deep.hvol);
+    EXPECT_EQ(deep.n_wplanes, 2);
+    EXPECT_EQ(deep.scratch_bytes, 2 * deep.wplane_bytes + 41 * 24);
     EXPECT_FALSE(conf(3, {15}, {73}).plane_mode);                // 1-D
 }
 

@@ -258,13 +258,19 @@ private:
         });
     }
 
+    // Per-thread scratch past the staged src rows (jit_conf: one, or two when fused), where
+    // the W- or H-planes, or the W-row slots, begin.
+    uint8_t *past_stage(uint8_t *scratch) const {
+        return scratch + (conf_.stage ? conf_.iw_pad * 4 * (conf_.fuse_h ? 2 : 1) : 0);
+    }
+
     // jit_conf::hvol: per plane that rows r0..r1 reach, the H-planes of the src D slices its
     // rows use, each into its own slot (id), then one blend call over all of the plane's rows
     // in the range, whose records (jit_tables::drows) point into those slots. A plane that
     // two threads split is made by both, each the slices its own rows use.
     void run_volume(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
         const problem &p = prob();
-        uint8_t *planes = scratch + (conf_.stage ? conf_.iw_pad * 4 * 2 : 0);
+        uint8_t *planes = past_stage(scratch);
         const auto hplane = wpass_->fn();
         const auto blend = pick(x.nt, blend_final_, blend_final_nt_);
         jit_pass_args wa{};
@@ -310,7 +316,7 @@ private:
         const bool hplanes = conf_.fuse_h;
         const int64_t row_f32 = conf_.ow_pad * 4;
         uint8_t *stage = scratch;
-        uint8_t *planes = scratch + (conf_.stage ? conf_.iw_pad * 4 * (hplanes ? 2 : 1) : 0);
+        uint8_t *planes = past_stage(scratch);
         uint8_t *drecs = planes + conf_.n_wplanes * conf_.wplane_bytes;  // H-planes: the D records
         int64_t key[2] = {-1, -1};
         uint64_t stamp[2] = {0, 0}, clock = 0;
@@ -404,7 +410,7 @@ private:
         const problem &p = prob();
         const size_t row_f32 = static_cast<size_t>(conf_.ow_pad) * 4;
         uint8_t *stage = scratch;
-        uint8_t *slots = scratch + (conf_.stage ? conf_.iw_pad * 4 * (conf_.fuse_h ? 2 : 1) : 0);
+        uint8_t *slots = past_stage(scratch);
         uint8_t *hb = slots + conf_.n_slots * row_f32;  // fused k == 3: the two H results
         int64_t key[4] = {-1, -1, -1, -1};
         uint64_t stamp[4] = {0, 0, 0, 0}, clock = 0;

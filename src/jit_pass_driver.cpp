@@ -16,8 +16,8 @@ namespace {
 // Separable passes, for NCX, for NXC with C < simd_w (whose rows are flat W*C element rows,
 // see jit_conf), and for NXC linear with shared src rows (conf.nxc_separable: the W step comes
 // from the NXC row kernel, the blends are the same). Output row r = (plane, od, oh). Linear
-// rows are blends of W-pass rows of src rows (plane, id, ih), kept in a small per-thread LRU
-// so each is computed once per run of neighbouring output rows. Nearest rows that repeat a src
+// rows are blends of W-pass rows of src rows (plane, id, ih), kept per thread (2-D: two slots;
+// 3-D: a small LRU) so each is computed once per run of neighbouring output rows. Nearest rows that repeat a src
 // row are copied from the row before.
 template <cpu_isa kIsa>
 class jit_ncx_kernel : public jit_kernel_base {
@@ -65,6 +65,8 @@ public:
                 run_volume(r0, r1, x, scratch);
             else if (conf_.plane_mode)
                 run_planes(r0, r1, x, scratch);
+            else if (prob().k == 2 && !conf_.fuse_h)
+                run_rows_2d(r0, r1, x, scratch);
             else
                 run_linear(r0, r1, x, scratch);
         });
@@ -403,6 +405,70 @@ private:
         });
     }
 
+    // 2-D row mode: output rows blend the W rows of src rows (i0, i1), kept in two slots. A W
+    // row is made when a row needs it and neither slot holds it, into the slot that does not
+    // hold the row's other tap, so each src row is W-passed once per run of rows that use it.
+    void run_rows_2d(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
+        const size_t row_f32 = static_cast<size_t>(conf_.ow_pad) * 4;
+        const int64_t rb = conf_.dst_row_bytes;
+        uint8_t *slots = past_stage(scratch);
+        const auto wpass = wpass_ ? wpass_->fn() : nullptr;
+        const auto wrow = wrow_ ? wrow_->fn() : nullptr;
+        const auto blend = pick(x.nt, blend_final_, blend_final_nt_);
+        const auto blend_pair = pick_pair(x.nt, blend_pair_, blend_pair_nt_);  // plain stores only
+        jit_pass_args wa{};
+        wa.tab = tables_.wtab.data();
+        wa.scratch = scratch;
+        wa.flags = x.flags;
+        jit_args ra{};  // separable NXC: the row kernel's W step
+        ra.wtab = tables_.wtab.data();
+        ra.flags = x.flags;
+        int64_t key[2] = {-1, -1};
+        auto w_row = [&](int64_t k, int64_t keep) -> const uint8_t * {
+            if (key[0] == k) return slots;
+            if (key[1] == k) return slots + row_f32;
+            const int v = key[0] == keep ? 1 : 0;
+            uint8_t *to = slots + v * row_f32;
+            if (wrow) {
+                ra.src[0] = x.src + k * conf_.src_row_bytes;
+                ra.dst = to;
+                wrow(&ra);
+            } else {
+                wa.src = x.src + k * conf_.src_row_bytes;
+                wa.dst = to;
+                wpass(&wa);
+            }
+            key[v] = k;
+            return to;
+        };
+        const linear_tap *h = tables_.h.lin.data();
+        jit_pass_args ba{};
+        ba.flags = x.flags;
+        for_plane_runs(r0, r1, [&](const row_id &o, int64_t r, int64_t n) {
+            const int64_t first = src_row(o.plane, 0, 0);
+            uint8_t *out = x.dst + r * rb;
+            for (int64_t oh = o.oh, end = o.oh + n; oh < end; ++oh, out += rb) {
+                const linear_tap &t = h[oh];
+                const int64_t k0 = first + t.i0, k1 = first + t.i1;
+                ba.src = w_row(k0, k1);
+                ba.src_b = w_row(k1, k0);
+                ba.w0 = t.w0;
+                ba.w1 = t.w1;
+                ba.dst = out;
+                if (blend_pair && oh + 1 < end && h[oh + 1].same_taps(t)) {  // rows oh, oh + 1: one call
+                    ba.dst_b = out + rb;
+                    ba.wb0 = h[oh + 1].w0;
+                    ba.wb1 = h[oh + 1].w1;
+                    blend_pair(&ba);
+                    ++oh;
+                    out += rb;
+                    continue;
+                }
+                blend(&ba);
+            }
+        });
+    }
+
     void run_linear(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
         const uint8_t *src = x.src;
         uint8_t *dst = x.dst;
@@ -417,7 +483,6 @@ private:
         const auto wpass = wpass_ ? wpass_->fn() : nullptr;         // into scratch, or k == 1: dst
         const auto wpass_final = pick(nt, wpass_, wpass_nt_);       // k == 1, or fused k == 2
         const auto blend_final = pick(nt, blend_final_, blend_final_nt_);
-        const auto blend_pair = pick_pair(nt, blend_pair_, blend_pair_nt_);  // H pairs: plain stores only
         jit_pass_args wa{};
         wa.tab = tables_.wtab.data();
         wa.scratch = stage;
@@ -469,25 +534,12 @@ private:
             ba.wd0 = td.w0;
             ba.wd1 = td.w1;
             ba.dst = out;
-            if (!conf_.fuse_h) {  // blend W rows from the LRU: two (2-D) or four (3-D)
+            if (!conf_.fuse_h) {  // 3-D: four W rows from the LRU (2-D rows: run_rows_2d)
                 const pins pin = {key_of(td.i0, th.i0), key_of(td.i0, th.i1), key_of(td.i1, th.i0), key_of(td.i1, th.i1)};
                 ba.src = w_row(pin[0], pin);
                 ba.src_b = w_row(pin[1], pin);
-                if (p.k == 3) {
-                    ba.src_c = w_row(pin[2], pin);
-                    ba.src_d = w_row(pin[3], pin);
-                }
-                // Rows oh and oh + 1 (in this range) with the same H taps: one call for both.
-                const linear_tap *tn = o.oh + 1 < p.out[1] ? &tables_.h.lin[o.oh + 1] : nullptr;
-                if (blend_pair && tn && r + 1 < r1 && tn->same_taps(th)) {
-                    ba.dst_b = out + conf_.dst_row_bytes;
-                    ba.wb0 = tn->w0;
-                    ba.wb1 = tn->w1;
-                    blend_pair(&ba);
-                    ++r;
-                    step(o);
-                    continue;
-                }
+                ba.src_c = w_row(pin[2], pin);
+                ba.src_d = w_row(pin[3], pin);
                 blend_final(&ba);
                 continue;
             }

@@ -370,7 +370,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         // which copies an output row that repeats its predecessor's src row (A/B on this VM:
         // 2 KiB rows ran 1.5-2.1x slower in plane mode, rows up to 512 bytes 0.79-1.0x).
         if (!lin) c.plane_mode = c.row_out * c.esize <= 512;
-        c.nearest_row_pairs = !lin && c.plane_mode && p.out[1] > p.in[1];
+        c.nearest_row_pairs = !lin && p.out[1] > p.in[1];
         // Fused 2-D: the fused W+H pass itself loops over the rows (no W-planes needed).
         if (lin && c.k == 2 && c.fuse_h) c.plane_mode = true;
         // Fused 3-D: per src D slice, one fused call makes an H-plane of all OH rows; per

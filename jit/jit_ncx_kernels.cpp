@@ -15,14 +15,16 @@ constexpr size_t kMaxCodeSize = 8 * 1024;
 }  // namespace
 
 template <cpu_isa isa>
-jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt, bool fused, bool plane, bool h2)
+jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt, bool fused, bool plane, bool h2,
+                                  bool dup)
     : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16),
       conf_(conf),
       final_(final_out),
       nt_(nt && final_out),
       fused_(fused),
       plane_(plane),
-      h2_(h2) {
+      h2_(h2),
+      dup_row_(dup && final_out && !nt && !plane) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
 
@@ -752,7 +754,9 @@ void jit_ncx_wpass<isa>::generate() {
         }
         L(l_done);
     } else {
+        dup_ = dup_row_;
         row();
+        dup_ = false;
     }
     vzeroupper();
     if (plane_) {

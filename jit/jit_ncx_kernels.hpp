@@ -23,8 +23,10 @@ public:
     // h2 (conf.h2_pairs): output row pairs (2j + 1, 2j + 2) of a plane, column block by column
     // block (jit_ncx_h2.cpp); jit_pass_args: src = src row j0, dst = output row 2 j0 + 1, rows =
     // the number of pairs. Final output, plain stores.
+    // dup (nearest, row mode, plain stores): every output vector also goes to the next dst row,
+    // dst_row_bytes on, for two output rows that repeat one src row (conf.nearest_row_pairs).
     jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt = false, bool fused = false, bool plane = false,
-                  bool h2 = false);
+                  bool h2 = false, bool dup = false);
     void generate();
     using fn_t = void (*)(const jit_pass_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -34,7 +36,7 @@ private:
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     static constexpr bool kEvex = isa >= cpu_isa::avx512_core;  // spelling only, never the algorithm
     const jit_conf &conf_;
-    const bool final_, nt_, fused_, plane_, h2_;
+    const bool final_, nt_, fused_, plane_, h2_, dup_row_;
 
     const Xbyak::Reg64 reg_args = rdi, reg_src = rsi, reg_dst = rdx, reg_tab = rcx;
     const Xbyak::Reg64 reg_cnt = r8, reg_ba = r9, reg_bb = r10, reg_scr = r11, reg_tmp = rax;
@@ -59,8 +61,9 @@ private:
     void select(const Vmm &dst, const Vmm &idx, const Vmm &win);
     void store_xwords(const Xbyak::Xmm &x, int64_t n);
     void nearest_vector(int64_t n);
-    // While row() is emitted for a nearest row pair (conf.nearest_row_pairs): each output
-    // vector also goes to the next dst row, dst_row_bytes on.
+    // While row() is emitted for a nearest row pair (conf.nearest_row_pairs: plane mode's
+    // flagged rows, or the dup kernel): each output vector also goes to the next dst row,
+    // dst_row_bytes on.
     bool dup_ = false;
     void plane_row_step(bool pair);  // plane mode: past the row (pair) just made, in dst and rtab
     void linear_w(const Xbyak::Reg64 &row, const Vmm &r, bool pairs);

@@ -42,6 +42,7 @@ public:
         const std::string w = fused ? "whpass" : plane ? "wplane" : "wpass";
         std::vector<code_part> v{wrow_ ? part("wrow", *wrow_) : part(w.c_str(), *wpass_)};
         if (wpass_nt_) v.push_back(part((w + "_nt").c_str(), *wpass_nt_));
+        if (pair_) v.push_back(part((w + "_pair").c_str(), *pair_));
         const std::string blend = std::string(plane ? "plane_" : "") + (prob().k == 3 && !fused ? "blend_hd" : "blend");
         if (blend_final_) v.push_back(part(blend.c_str(), *blend_final_));
         if (blend_final_nt_) v.push_back(part((blend + "_nt").c_str(), *blend_final_nt_));
@@ -100,6 +101,10 @@ private:
             wpass_ = std::make_unique<wpass_t>(conf_, wpass_is_final, false, fused, conf_.plane_mode);
             wpass_->generate();
         }
+        if (!lin && !conf_.plane_mode && conf_.nearest_row_pairs) {  // row mode: two rows per call
+            pair_ = std::make_unique<wpass_t>(conf_, true, false, false, false, false, true);
+            pair_->generate();
+        }
         if (wpass_ && wpass_is_final && conf_.nt_eligible) {
             wpass_nt_ = std::make_unique<wpass_t>(conf_, true, true, fused, conf_.plane_mode);
             wpass_nt_->generate();
@@ -132,7 +137,7 @@ private:
         }
     }
 
-    std::unique_ptr<wpass_t> wpass_, wpass_nt_, h2_;
+    std::unique_ptr<wpass_t> wpass_, wpass_nt_, h2_, pair_;
     std::unique_ptr<wrow_t> wrow_;
     std::unique_ptr<vblend_t> blend_final_, blend_final_nt_, blend_pair_, blend_pair_nt_;
     std::unique_ptr<jit_stream_copy> stream_;
@@ -155,6 +160,7 @@ private:
         if (conf_.plane_mode) return run_tabled_planes(r0, r1, x, scratch);
         const auto stream_fn = stream_ && nt_wanted() ? stream_->fn() : nullptr;  // NT-sized for these threads
         uint8_t *row_buf = scratch + conf_.stream_off;
+        const auto pair_fn = pair_ && !nt ? pair_->fn() : nullptr;  // plain stores only
         int64_t prev = -1;
         row_id o = split(r0);
         for (int64_t r = r0; r < r1; ++r, step(o)) {
@@ -179,8 +185,18 @@ private:
             }
             a.src = src + key * conf_.src_row_bytes;
             a.dst = out;
-            fn(&a);
             prev = key;
+            if (pair_fn && r + 1 < r1) {  // the next row repeats this one's src row: both at once
+                row_id on = o;
+                step(on);
+                if (src_row(on.plane, tables_.d.nearest[on.od], tables_.h.nearest[on.oh]) == key) {
+                    pair_fn(&a);
+                    ++r;
+                    o = on;
+                    continue;
+                }
+            }
+            fn(&a);
         }
     }
 

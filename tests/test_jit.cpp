@@ -418,7 +418,7 @@ TEST(jit_bitwise, ncx_nearest_plane_row_pairs) {
     };
     EXPECT_TRUE(conf(ncx({1, 256, 32, 32}, {64, 64})).nearest_row_pairs);
     EXPECT_FALSE(conf(ncx({1, 3, 20, 16}, {7, 8})).nearest_row_pairs);   // H down
-    EXPECT_FALSE(conf(ncx({1, 3, 20, 160}, {40, 512})).nearest_row_pairs);  // 2 KiB rows: row mode
+    EXPECT_TRUE(conf(ncx({1, 3, 20, 160}, {40, 512})).nearest_row_pairs);  // 2 KiB rows: row mode, dup kernel
     const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
         {{1, 1001, 3, 37}, {6, 83}}, {{1, 1001, 3, 8}, {6, 16}}, {{2, 3, 9, 8}, {27, 9}},
         {{1, 2, 5, 9}, {8, 7}},      {{1, 4, 3, 5, 16}, {5, 12, 15}}, {{1, 3, 20, 16}, {7, 8}}};
@@ -442,6 +442,51 @@ TEST(jit_bitwise, ncx_nearest_plane_row_pairs) {
         }
     });
     omp_set_num_threads(saved);
+}
+
+// Nearest in row mode (rows past 512 bytes) with H upsampling: two output rows that repeat a
+// src row come from one call of the dup kernel, which stores every vector to both (executions
+// with plain stores; the NT variant and the NT stream copy go row by row). Runs of 2 and 3
+// rows (224 -> 512: a pair, then a copy of the pair's second row), 8x (a pair and six
+// copies), thread splits that end a range on a pair's first row (a row alone) and start the
+// next on its second (a copy of nothing: made afresh), tails (OW 291), flat NXC rows,
+// 3-D, all dtypes and transforms.
+TEST(jit_bitwise, nearest_row_mode_pairs) {
+    REQUIRE_AVX2();
+    struct cs_t {
+        data_format f;
+        int64_t n, c;
+        std::vector<int64_t> in, out;
+    };
+    const std::vector<cs_t> cases = {
+        {data_format::ncx, 1, 3, {22, 150}, {51, 512}},   // 2.3x: runs of 2 and 3
+        {data_format::ncx, 2, 3, {7, 200}, {56, 300}},    // 8x
+        {data_format::ncx, 1, 5, {13, 160}, {27, 291}},   // OW 291: tails; 5 planes of 27 rows split
+        {data_format::nxc, 1, 3, {22, 60}, {51, 173}},    // flat rows of 519
+        {data_format::ncx, 1, 2, {3, 9, 140}, {5, 20, 300}}};  // 3-D: pairs within each od
+    uint32_t seed = 1700;
+    int64_t paired = 0;
+    const int saved = omp_get_max_threads();
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (int extra : {0, 1}) {  // 2 threads, then 3
+            if (extra && threads == 1) continue;
+            omp_set_num_threads(threads + extra);
+            for (auto t : kTypes)
+                for (auto ct : kCtms)
+                    for (const auto &cs : cases) {
+                        const auto d = problem_builder().src(layout(cs.f, cs.n, cs.c, cs.in)).sizes(cs.out).fmt(cs.f).mode(mode::nearest).ctm(ct).dt(t);
+                        const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
+                        ASSERT_TRUE(c.pass_engine && !c.plane_mode) << describe(d);
+                        EXPECT_TRUE(c.nearest_row_pairs) << describe(d);
+                        paired += !c.nt_eligible;
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0)
+                            << describe(d) << " threads=" << threads + extra << " nt=" << nt_bytes;
+                    }
+        }
+    });
+    omp_set_num_threads(saved);
+    EXPECT_GT(paired, 0);
 }
 
 // Direct NXC 2-D linear in row pairs: same-taps pairs (2x half_pixel: rows 2i + 1, 2i + 2) and

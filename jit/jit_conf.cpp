@@ -368,7 +368,8 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         }
         // Nearest: only for short rows. Longer rows are better served by the per-row driver,
         // which copies an output row that repeats its predecessor's src row (A/B on this VM:
-        // 2 KiB rows ran 1.5-2.1x slower in plane mode, rows up to 512 bytes 0.79-1.0x).
+        // 2 KiB rows ran 1.5-2.1x slower in plane mode, rows up to 512 bytes 0.79-1.0x). Row
+        // pairs (H upsampling) in both modes (jit_conf.hpp).
         if (!lin) c.plane_mode = c.row_out * c.esize <= 512;
         c.nearest_row_pairs = !lin && p.out[1] > p.in[1];
         // Fused 2-D: the fused W+H pass itself loops over the rows (no W-planes needed).

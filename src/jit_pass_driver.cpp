@@ -17,8 +17,9 @@ namespace {
 // see jit_conf), and for NXC linear with shared src rows (conf.nxc_separable: the W step comes
 // from the NXC row kernel, the blends are the same). Output row r = (plane, od, oh). Linear
 // rows are blends of W-pass rows of src rows (plane, id, ih), kept per thread (2-D: two slots;
-// 3-D: a small LRU) so each is computed once per run of neighbouring output rows. Nearest rows that repeat a src
-// row are copied from the row before.
+// 3-D: a small LRU) so each is computed once per run of neighbouring output rows. Nearest rows
+// that repeat a src row come two at a time from the dup kernel, or are copied from the row
+// before.
 template <cpu_isa kIsa>
 class jit_ncx_kernel : public jit_kernel_base {
 public:

@@ -449,8 +449,8 @@ TEST(jit_bitwise, ncx_nearest_plane_row_pairs) {
 // with plain stores; the NT variant and the NT stream copy go row by row). Runs of 2 and 3
 // rows (224 -> 512: a pair, then a copy of the pair's second row), 8x (a pair and six
 // copies), thread splits that end a range on a pair's first row (a row alone) and start the
-// next on its second (a copy of nothing: made afresh), tails (OW 291), flat NXC rows,
-// 3-D, all dtypes and transforms.
+// next on its second (made afresh: no row before it in the range), tails (OW 291), flat NXC
+// rows, 3-D, all dtypes and transforms.
 TEST(jit_bitwise, nearest_row_mode_pairs) {
     REQUIRE_AVX2();
     struct cs_t {

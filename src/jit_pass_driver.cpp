@@ -422,6 +422,32 @@ private:
         });
     }
 
+    // The args of the W step of one src row into an f32 scratch row: the W pass's (staging its
+    // 16-bit src at `stage` on the gather path) and the NXC row kernel's (separable NXC).
+    struct w_step_args {
+        jit_pass_args wa{};
+        jit_args ra{};
+    };
+    w_step_args w_step_setup(const exec_ctx &x, uint8_t *stage) const {
+        w_step_args a;
+        a.wa.tab = a.ra.wtab = tables_.wtab.data();
+        a.wa.scratch = stage;
+        a.wa.flags = a.ra.flags = x.flags;
+        return a;
+    }
+    // The W step of src row k into `to`.
+    void w_step(w_step_args &a, const exec_ctx &x, int64_t k, uint8_t *to) const {
+        if (wrow_) {
+            a.ra.src[0] = x.src + k * conf_.src_row_bytes;
+            a.ra.dst = to;
+            wrow_->fn()(&a.ra);
+        } else {
+            a.wa.src = x.src + k * conf_.src_row_bytes;
+            a.wa.dst = to;
+            wpass_->fn()(&a.wa);
+        }
+    }
+
     // 2-D row mode: output rows blend the W rows of src rows (i0, i1), kept in two slots. A W
     // row is made when a row needs it and neither slot holds it, into the slot that does not
     // hold the row's other tap, so each src row is W-passed once per run of rows that use it.
@@ -429,32 +455,16 @@ private:
         const size_t row_f32 = static_cast<size_t>(conf_.ow_pad) * 4;
         const int64_t rb = conf_.dst_row_bytes;
         uint8_t *slots = past_stage(scratch);
-        const auto wpass = wpass_ ? wpass_->fn() : nullptr;
-        const auto wrow = wrow_ ? wrow_->fn() : nullptr;
         const auto blend = pick(x.nt, blend_final_, blend_final_nt_);
         const auto blend_pair = pick_pair(x.nt, blend_pair_, blend_pair_nt_);  // plain stores only
-        jit_pass_args wa{};
-        wa.tab = tables_.wtab.data();
-        wa.scratch = scratch;
-        wa.flags = x.flags;
-        jit_args ra{};  // separable NXC: the row kernel's W step
-        ra.wtab = tables_.wtab.data();
-        ra.flags = x.flags;
+        w_step_args wa = w_step_setup(x, scratch);
         int64_t key[2] = {-1, -1};
         auto w_row = [&](int64_t k, int64_t keep) -> const uint8_t * {
             if (key[0] == k) return slots;
             if (key[1] == k) return slots + row_f32;
             const int v = key[0] == keep ? 1 : 0;
             uint8_t *to = slots + v * row_f32;
-            if (wrow) {
-                ra.src[0] = x.src + k * conf_.src_row_bytes;
-                ra.dst = to;
-                wrow(&ra);
-            } else {
-                wa.src = x.src + k * conf_.src_row_bytes;
-                wa.dst = to;
-                wpass(&wa);
-            }
+            w_step(wa, x, k, to);
             key[v] = k;
             return to;
         };
@@ -497,16 +507,11 @@ private:
         uint8_t *hb = slots + conf_.n_slots * row_f32;  // fused k == 3: the two H results
         int64_t key[4] = {-1, -1, -1, -1};
         uint64_t stamp[4] = {0, 0, 0, 0}, clock = 0;
-        const auto wpass = wpass_ ? wpass_->fn() : nullptr;         // into scratch, or k == 1: dst
+        const auto wpass = wpass_ ? wpass_->fn() : nullptr;         // fused k == 3: into scratch
         const auto wpass_final = pick(nt, wpass_, wpass_nt_);       // k == 1, or fused k == 2
         const auto blend_final = pick(nt, blend_final_, blend_final_nt_);
-        jit_pass_args wa{};
-        wa.tab = tables_.wtab.data();
-        wa.scratch = stage;
-        wa.flags = x.flags;
-        jit_args ra{};  // separable NXC: the row kernel's W step
-        ra.wtab = tables_.wtab.data();
-        ra.flags = x.flags;
+        w_step_args ws = w_step_setup(x, stage);
+        jit_pass_args &wa = ws.wa;  // k == 1 and the fused H steps use it directly
         // The W pass of src row k, from the LRU (n_slots = 2 * nd); `pin` holds the rows the
         // caller needs at the same time (k among them), which are never the victim.
         using pins = std::array<int64_t, 4>;
@@ -520,15 +525,7 @@ private:
                 const bool pinned = std::find(pin.begin(), pin.end(), key[i]) != pin.end();
                 if (!pinned && (victim < 0 || stamp[i] < stamp[victim])) victim = i;
             }
-            if (wrow_) {
-                ra.src[0] = src + k * conf_.src_row_bytes;
-                ra.dst = slots + victim * row_f32;
-                wrow_->fn()(&ra);
-            } else {
-                wa.src = src + k * conf_.src_row_bytes;
-                wa.dst = slots + victim * row_f32;
-                wpass(&wa);
-            }
+            w_step(ws, x, k, slots + victim * row_f32);
             key[victim] = k;
             stamp[victim] = ++clock;
             return slots + victim * row_f32;

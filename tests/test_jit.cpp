@@ -293,6 +293,16 @@ void for_nt_and_threads(const std::function<void(size_t, int)> &body) {
     omp_set_num_threads(saved);
 }
 
+// The same with 3 threads too: body(nt_bytes, threads) for 1, 2 and 3 threads per NT setting.
+void for_nt_and_1_to_3_threads(const std::function<void(size_t, int)> &body) {
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (int t = threads; t <= (threads == 1 ? 1 : 3) && !::testing::Test::HasFatalFailure(); ++t) {
+            omp_set_num_threads(t);
+            body(nt_bytes, t);
+        }
+    });
+}
+
 // dst >= the NT threshold with store-aligned shapes takes the non-temporal variant (for a
 // 32-byte-aligned dst) and must still match the reference bit for bit; an unaligned dst takes
 // the other one. NXC linear C = 16 runs separably at bf16 (the blends' NT variant).
@@ -423,25 +433,18 @@ TEST(jit_bitwise, ncx_nearest_plane_row_pairs) {
         {{1, 1001, 3, 37}, {6, 83}}, {{1, 1001, 3, 8}, {6, 16}}, {{2, 3, 9, 8}, {27, 9}},
         {{1, 2, 5, 9}, {8, 7}},      {{1, 4, 3, 5, 16}, {5, 12, 15}}, {{1, 3, 20, 16}, {7, 8}}};
     uint32_t seed = 900;
-    const int saved = omp_get_max_threads();
-    for_nt_and_threads([&](size_t nt_bytes, int threads) {
-        for (int extra : {0, 1}) {  // 2 threads, then 3
-            if (extra && threads == 1) continue;
-            omp_set_num_threads(threads + extra);
-            for (auto t : kTypes)
-                for (auto ct : kCtms)
-                    for (const auto &cs : cases) {
-                        const auto d = ncx(cs.first, cs.second).ctm(ct).dt(t);
-                        const jit_conf c = conf(d);
-                        ASSERT_TRUE(c.plane_mode) << describe(d);
-                        EXPECT_EQ(c.nearest_row_pairs, cs.second[cs.second.size() - 2] > cs.first[cs.first.size() - 2]) << describe(d);
-                        ++seed;
-                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0)
-                            << describe(d) << " threads=" << threads + extra << " nt=" << nt_bytes;
-                    }
-        }
+    for_nt_and_1_to_3_threads([&](size_t nt_bytes, int threads) {
+        for (auto t : kTypes)
+            for (auto ct : kCtms)
+                for (const auto &cs : cases) {
+                    const auto d = ncx(cs.first, cs.second).ctm(ct).dt(t);
+                    const jit_conf c = conf(d);
+                    ASSERT_TRUE(c.plane_mode) << describe(d);
+                    EXPECT_EQ(c.nearest_row_pairs, cs.second[cs.second.size() - 2] > cs.first[cs.first.size() - 2]) << describe(d);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                }
     });
-    omp_set_num_threads(saved);
 }
 
 // Nearest in row mode (rows past 512 bytes) with H upsampling: two output rows that repeat a
@@ -466,26 +469,19 @@ TEST(jit_bitwise, nearest_row_mode_pairs) {
         {data_format::ncx, 1, 2, {3, 9, 140}, {5, 20, 300}}};  // 3-D: pairs within each od
     uint32_t seed = 1700;
     int64_t paired = 0;
-    const int saved = omp_get_max_threads();
-    for_nt_and_threads([&](size_t nt_bytes, int threads) {
-        for (int extra : {0, 1}) {  // 2 threads, then 3
-            if (extra && threads == 1) continue;
-            omp_set_num_threads(threads + extra);
-            for (auto t : kTypes)
-                for (auto ct : kCtms)
-                    for (const auto &cs : cases) {
-                        const auto d = problem_builder().src(layout(cs.f, cs.n, cs.c, cs.in)).sizes(cs.out).fmt(cs.f).mode(mode::nearest).ctm(ct).dt(t);
-                        const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
-                        ASSERT_TRUE(c.pass_engine && !c.plane_mode) << describe(d);
-                        EXPECT_TRUE(c.nearest_row_pairs) << describe(d);
-                        paired += !c.nt_eligible;
-                        ++seed;
-                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0)
-                            << describe(d) << " threads=" << threads + extra << " nt=" << nt_bytes;
-                    }
-        }
+    for_nt_and_1_to_3_threads([&](size_t nt_bytes, int threads) {
+        for (auto t : kTypes)
+            for (auto ct : kCtms)
+                for (const auto &cs : cases) {
+                    const auto d = problem_builder().src(layout(cs.f, cs.n, cs.c, cs.in)).sizes(cs.out).fmt(cs.f).mode(mode::nearest).ctm(ct).dt(t);
+                    const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
+                    ASSERT_TRUE(c.pass_engine && !c.plane_mode) << describe(d);
+                    EXPECT_TRUE(c.nearest_row_pairs) << describe(d);
+                    paired += !c.nt_eligible;
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                }
     });
-    omp_set_num_threads(saved);
     EXPECT_GT(paired, 0);
 }
 

@@ -457,14 +457,14 @@ private:
         uint8_t *slots = past_stage(scratch);
         const auto blend = pick(x.nt, blend_final_, blend_final_nt_);
         const auto blend_pair = pick_pair(x.nt, blend_pair_, blend_pair_nt_);  // plain stores only
-        w_step_args wa = w_step_setup(x, scratch);
+        w_step_args ws = w_step_setup(x, scratch);
         int64_t key[2] = {-1, -1};
         auto w_row = [&](int64_t k, int64_t keep) -> const uint8_t * {
             if (key[0] == k) return slots;
             if (key[1] == k) return slots + row_f32;
             const int v = key[0] == keep ? 1 : 0;
             uint8_t *to = slots + v * row_f32;
-            w_step(wa, x, k, to);
+            w_step(ws, x, k, to);
             key[v] = k;
             return to;
         };

@@ -111,7 +111,7 @@ void set_bf16_clean_bounds(jit_tables &t, const axis_table &w) {
 }
 
 template <typename T>
-void put(std::vector<uint8_t> &v, size_t at, T x) {
+void put(table_bytes &v, size_t at, T x) {
     std::memcpy(v.data() + at, &x, sizeof(T));
 }
 

@@ -2,6 +2,7 @@
 // (O(OD + OH + OW) entries, never O(OD * OH * OW)).
 #pragma once
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "../src/numeric.hpp"
@@ -26,25 +27,44 @@ struct axis_table {
     std::vector<int64_t> nearest;  // nearest
 };
 
+// Table bytes on 64-byte lines: the kernels read 32- and 64-byte vectors of records whose
+// sizes are multiples of 32 bytes, so with malloc's 16-byte alignment every other load could
+// span two lines, and whether they did changed from one kernel object to the next.
+template <typename T>
+struct line_allocator {
+    using value_type = T;
+    static constexpr std::align_val_t kAlign{64};
+    line_allocator() = default;
+    template <typename U>
+    line_allocator(const line_allocator<U> &) {}
+    T *allocate(size_t n) { return static_cast<T *>(::operator new(n * sizeof(T), kAlign)); }
+    void deallocate(T *p, size_t) { ::operator delete(p, kAlign); }
+    template <typename U>
+    bool operator==(const line_allocator<U> &) const { return true; }
+    template <typename U>
+    bool operator!=(const line_allocator<U> &) const { return false; }
+};
+using table_bytes = std::vector<uint8_t, line_allocator<uint8_t>>;
+
 struct jit_tables {
-    std::vector<uint8_t> wtab;
+    table_bytes wtab;
     axis_table d, h;
     // Plane mode, linear: per output row oh {s64 i0 * row pitch, s64 i1 * row pitch, f32 w0,
     // f32 w1} (24 bytes), the row pitch being the W-plane's (ow_pad * 4 bytes).
     // Fused (fuse_h) and h2_pairs: the same record with src row offsets, i * src row bytes.
     // Nearest: per oh the s64 byte offset of src row ih(oh) within its D slice, with bit 0
     // set where oh starts a row pair (jit_conf::nearest_row_pairs).
-    std::vector<uint8_t> hrows;
+    table_bytes hrows;
     // jit_conf::hvol: per output row (od, oh) of a plane, od * OH + oh, the blend's record
     // {s64 i0 * wplane_bytes + oh * pitch, s64 i1 * wplane_bytes + oh * pitch, f32 w0, f32 w1}
     // with the D taps and weights, the H-plane's row pitch being ow_pad * 4 bytes.
-    std::vector<uint8_t> drows;
+    table_bytes drows;
     // D pairs (jit_conf::d_pairs): 1 where od starts a pair with od + 1 (same D taps), chosen
     // greedily from od = 0, so an od is never both a start and a second.
-    std::vector<uint8_t> d_pair_start;
+    table_bytes d_pair_start;
     // Same-taps runs (jit_conf::same_run): 1 where oh starts a run of same_run chained pairs of
     // consecutive src rows with the first pair's weights, chosen greedily from oh = 0.
-    std::vector<uint8_t> h_run_start;
+    table_bytes h_run_start;
     // bf16 linear: the range of |bits| (bits & 0x7fff) that a nonzero src value must have for
     // the kernel to round without special-value fixups (kFlagBf16Clean); lo == 0: never.
     uint16_t bf16_clean_lo = 0, bf16_clean_hi = 0;

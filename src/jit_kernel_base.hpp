@@ -36,6 +36,16 @@ public:
 
     size_t generated_functions() const override { return arena_.blocks(); }
 
+    // Per-thread scratch, kept across executions so that small problems allocate nothing. It
+    // starts on a 64-byte line: the W rows in it are read and written in whole vectors, which
+    // from malloc's 16-byte alignment would span two lines every other load.
+    static uint8_t *thread_scratch(int64_t bytes) {
+        thread_local std::vector<uint8_t> buf;
+        if (buf.size() < static_cast<size_t>(bytes) + 64) buf.resize(static_cast<size_t>(bytes) + 64);
+        const uintptr_t p = reinterpret_cast<uintptr_t>(buf.data());
+        return buf.data() + ((64 - p % 64) % 64);
+    }
+
 protected:
     jit_conf conf_;
     jit_tables tables_;
@@ -88,12 +98,6 @@ protected:
     // returns (a fence per row call would drain the write-combining buffers every 256 bytes).
     static void store_fence() { __asm__ volatile("sfence" ::: "memory"); }
 
-    // Per-thread scratch, kept across executions so that small problems allocate nothing.
-    static uint8_t *thread_scratch(int64_t bytes) {
-        thread_local std::vector<uint8_t> buf;
-        if (buf.size() < static_cast<size_t>(bytes) + 64) buf.resize(static_cast<size_t>(bytes) + 64);
-        return buf.data();
-    }
 
     // The NT variant's function when this execution uses NT stores and it exists, else the
     // regular one's (nullptr where neither was generated).

@@ -10,6 +10,7 @@
 
 #include "../jit/jit_conf.hpp"
 #include "../jit/jit_tables.hpp"
+#include "../src/jit_kernel_base.hpp"
 #include "cpu_isa.hpp"
 #include "emu/bochs_f16.hpp"
 #include "test_util.hpp"
@@ -1335,4 +1336,41 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
     EXPECT_EQ(s.row_out, 512 * 21);
     EXPECT_EQ(s.n_slots, 2);
     EXPECT_EQ(s.scratch_bytes, 2 * s.ow_pad * 4);
+}
+
+// The tables and the per-thread scratch start on 64-byte lines. With malloc's 16 bytes, the
+// kernels' whole-vector loads of records and W rows spanned two lines every other load or
+// none, by where the heap put them: two kernels of one problem (100x100 -> 300x300 NXC, C = 3)
+// took 1.12x apart in one process, whichever was created first.
+TEST(jit_conf, tables_and_scratch_on_lines) {
+    auto aligned = [](const void *p) { return reinterpret_cast<uintptr_t>(p) % 64 == 0; };
+    const std::vector<problem_builder> cases = {
+        problem_builder().src({1, 224, 224, 3}).sizes({512, 512}).fmt(data_format::nxc).mode(mode::linear),
+        problem_builder().src({1, 3, 224, 224}).sizes({512, 512}).fmt(data_format::ncx).mode(mode::linear),
+        problem_builder().src({1, 32, 32, 256}).sizes({64, 64}).fmt(data_format::nxc).mode(mode::linear),
+        problem_builder().src({1, 2, 5, 7, 9}).sizes({9, 13, 17}).fmt(data_format::ncx).mode(mode::linear),
+        problem_builder().src({1, 3, 9, 30}).sizes({20, 50}).fmt(data_format::ncx).mode(mode::nearest),
+        problem_builder().src({1, 21, 64, 64}).sizes({512, 512}).fmt(data_format::ncx).mode(mode::linear).dt(data_type::bf16)};
+    int tables = 0;
+    for (const problem_builder &b : cases)
+        for (cpu_isa isa : {cpu_isa::avx2, cpu_isa::avx512_core}) {
+            const problem p = make_problem(b);
+            const jit_conf c = make_jit_conf(p, isa);
+            // Vectors grow here one by one, so a table that moved would show (no reserve).
+            for (int k = 0; k < 3; ++k) {
+                const jit_tables t = make_jit_tables(p, c);
+                for (const table_bytes *v : {&t.wtab, &t.hrows, &t.drows, &t.d_pair_start, &t.h_run_start}) {
+                    if (v->empty()) continue;
+                    EXPECT_TRUE(aligned(v->data())) << describe(b);
+                    ++tables;
+                }
+            }
+        }
+    EXPECT_GE(tables, 24);
+    // Growing scratch (a new allocation each time) and shrinking requests (the old one kept).
+    for (int64_t bytes : {int64_t(100), int64_t(4096), int64_t(70000), int64_t(1) << 20, int64_t(24), int64_t(300000)}) {
+        uint8_t *s = detail::jit_kernel_base::thread_scratch(bytes);
+        EXPECT_TRUE(aligned(s)) << bytes;
+        s[0] = 1, s[bytes - 1] = 1;  // the whole request is usable (ASan checks the ends)
+    }
 }

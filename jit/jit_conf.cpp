@@ -127,17 +127,31 @@ void set_up2_run(jit_conf &c, const axis_table &wt) {
     c.up2_groups = (end - first) / 2;
 }
 
-// jit_conf::per_inlane: every phase's lanes fit 4-element windows inside its 8-element one
-// (so the lane loads read nothing the window load would not).
+// jit_conf::per_inlane: every phase's lanes fit 4-element windows inside its 8-element ones
+// (so the lane loads read nothing the window loads would not). A run of pairs takes both taps
+// from one pair of lane windows or keeps its vpermps (one 32-byte load); off the pairs each tap
+// takes its own (per_lane_split).
 void set_inlane_windows(jit_conf &c, const std::vector<pass_record> &r) {
-    if (c.simd_w != 8 || c.dt != data_type::f32 || c.per_p == 0 || c.per_p > 2 || !c.per_pairs) return;
-    for (int ph = 0; ph < c.per_p; ++ph) {
-        int32_t off[2];
-        // Inside the phase's 8-element window: the run walks windows, not the row's end.
-        if (!lane_windows(c, r[static_cast<size_t>(c.per_first + ph)], 7, off, c.per_lane_idx[ph])) return;
-        for (int lane = 0; lane < 2; ++lane) c.per_lane_off[ph][lane] = c.per_rel[ph][0] + off[lane];
-    }
-    c.per_inlane = true;
+    if (c.simd_w != 8 || c.dt != data_type::f32 || c.per_p == 0) return;
+    auto fits = [&](bool split) {
+        for (int ph = 0; ph < c.per_p; ++ph) {
+            const pass_record &rec = r[static_cast<size_t>(c.per_first + ph)];
+            int32_t off[2][2];
+            // Inside the phase's 8-element windows: the run walks windows, not the row's end.
+            if (split) {
+                for (int t = 0; t < 2; ++t)
+                    if (!tap_lane_windows(c, rec, t, 7, off[t], c.per_lane_idx[ph][t])) return false;
+            } else if (!lane_windows(c, rec, 7, off[0], c.per_lane_idx[ph])) {
+                return false;
+            }
+            for (int t = 0; t < 2; ++t)  // pairs: tap 1 reads tap 0's windows
+                for (int lane = 0; lane < 2; ++lane)
+                    c.per_lane_off[ph][t][lane] = split ? c.per_rel[ph][t] + off[t][lane] : c.per_rel[ph][0] + off[0][lane];
+        }
+        return true;
+    };
+    if (c.per_pairs) c.per_inlane = fits(false);
+    else c.per_inlane = c.per_lane_split = fits(true);
 }
 
 // jit_conf::per_*. The period is guessed from the taps: the smallest shift p (output columns)
@@ -444,7 +458,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     // (128 KiB, rows 2 KiB apart, so a column's rows share two L1 sets) 1.10-1.16x: the
     // columns stop at kColsBudget.
     c.wplane_cols = lin && c.pass_engine && c.plane_mode && !c.fuse_h && !c.h2_pairs && c.window && c.up2_groups == 0 &&
-                    !c.per_inlane && c.wplane_bytes <= jit_conf::kColsBudget;
+                    !(c.per_inlane && !c.per_lane_split && c.per_p <= 2) && c.wplane_bytes <= jit_conf::kColsBudget;
     // AVX2 f32 columns with lane windows (jit_conf.hpp, cols_inlane) where every pair vector's
     // lanes fit them. A/B on the dev VM against vpermps columns: c17, c23 and r15to73 NCX
     // 0.90-0.96x the time (two runs of 80 rounds), 5/3 0.96x.

@@ -156,15 +156,21 @@ struct jit_conf {
     int per_p = 0;
     int64_t per_rel[kPerMax][2] = {};
     bool per_pairs = false;  // the run lies within pair_vecs: one window serves both taps
-    // AVX2 f32, per_p <= 2, pairs: each 128-bit lane's four outputs take both taps from four
-    // consecutive src elements, so each vector loads two 4-element lane windows (at
-    // per_lane_off[ph][lane], from the first vector's tap-0 base) and selects with vpermilps
-    // (per_lane_idx[ph][tap]: in-lane indices). On Zen 3 vpermilps issues twice per cycle and
-    // vpermps once: img_up NCX f32 ran 0.87-0.94x the time (same process, alternating). On
-    // Intel both use port 5. 16-bit would load the lanes' words apart and widen after: < 3%.
-    bool per_inlane = false;
-    int64_t per_lane_off[2][2] = {};
-    int32_t per_lane_idx[2][2][8] = {};
+    // AVX2 f32, pairs: each 128-bit lane's four outputs take both taps from four consecutive
+    // src elements, so each vector loads two 4-element lane windows (at per_lane_off[ph][0]
+    // [lane], from the first vector's tap-0 base) and selects with vpermilps (per_lane_idx[ph]
+    // [tap]: in-lane indices). On Zen 3 vpermilps issues twice per cycle and vpermps once on
+    // an FMA pipe (1.3 cycles each on the dev VM): img_up NCX f32 ran 0.87-0.94x the time
+    // (same process, alternating), periods of 5 pairs vectors (5/3) 0.98x. Off the pairs
+    // (per_lane_split), where each tap's four lanes lie within four elements of their own,
+    // each tap takes two lane windows (per_lane_off[ph][tap]): four 16-byte loads and two
+    // blends for one 32-byte load and a vpermps. img_up NXC (C = 3, six phases) ran 0.95x the
+    // time, its W pass alone (224 -> 224 x 512) 0.92x, 1-D 7/8 rows 0.95x (same process,
+    // both creation orders and loop roles). On Intel both use port 5. 16-bit would load the
+    // lanes' words apart and widen after: < 3%.
+    bool per_inlane = false, per_lane_split = false;
+    int64_t per_lane_off[kPerMax][2][2] = {};
+    int32_t per_lane_idx[kPerMax][2][8] = {};
     // 2-D with up2 groups and H too exactly 2x half_pixel (rows 2j + 1 and 2j + 2 blend src rows
     // j and j + 1 with weights (0.75, 0.25) and (0.25, 0.75), checked row by row): a plane's
     // row pairs come from one h2 call (jit_ncx_h2.cpp), which keeps each src row's W step in

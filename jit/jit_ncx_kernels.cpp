@@ -379,7 +379,8 @@ void jit_ncx_wpass<isa>::up2_run() {
 // The periodic run (jit_conf::per_*). per_p <= 2: phase ph's permutes and weights, from the
 // run's first records, stay in registers (kPerRegs[ph]: tap 0 and tap 1 indices, w0, w1;
 // with conf.per_inlane, in-lane controls from the pool, which select from two 4-element lane
-// windows with vpermilps instead of one 8-element window with vpermps). Longer periods go
+// windows, two per tap with per_lane_split, with vpermilps instead of one 8-element window
+// with vpermps). Longer periods go
 // phase by phase (per_run_phases), or with NT stores read them from those records on every
 // period (reg_tab stays on the run's first record until the end). Either way reg_bb walks the
 // windows, per_step src elements per period, and the lanes compute exactly what the records
@@ -442,17 +443,25 @@ void jit_ncx_wpass<isa>::per_load_phase(int ph, int set) {
 }
 
 // Phase ph's output vector into vmm_idx, from its windows at reg_bb and what per_load_phase
-// put into kPerRegs[set]: two lane windows and in-lane selects (per_inlane), or one window
-// (two off the pairs) and the window selects; then the mul and the FMA.
+// put into kPerRegs[set]: two lane windows (four with per_lane_split) and in-lane selects
+// (per_inlane), or one window (two off the pairs) and the window selects; then the mul and
+// the FMA.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::per_phase_vector(int ph, int set) {
     const jit_conf &c = conf_;
     const int esz = c.esize;
     const Vmm i0(kPerRegs[set][0]), i1(kPerRegs[set][1]);
     if (!kEvex && c.per_inlane) {
-        load_lane_windows(Ymm(vmm_a.getIdx()), ptr[reg_bb + c.per_lane_off[ph][0] * esz],
-                          ptr[reg_bb + c.per_lane_off[ph][1] * esz], Ymm(vmm_idx.getIdx()));
-        vpermilps(vmm_b, vmm_a, i1);
+        const int64_t (&off)[2][2] = c.per_lane_off[ph];
+        load_lane_windows(Ymm(vmm_a.getIdx()), ptr[reg_bb + off[0][0] * esz], ptr[reg_bb + off[0][1] * esz],
+                          Ymm(vmm_idx.getIdx()));
+        if (c.per_lane_split) {
+            load_lane_windows(Ymm(vmm_b.getIdx()), ptr[reg_bb + off[1][0] * esz], ptr[reg_bb + off[1][1] * esz],
+                              Ymm(vmm_idx.getIdx()));
+            vpermilps(vmm_b, vmm_b, i1);
+        } else {
+            vpermilps(vmm_b, vmm_a, i1);
+        }
         vpermilps(vmm_a, vmm_a, i0);
     } else {
         load_window(vmm_a, ptr[reg_bb + c.per_rel[ph][0] * esz]);

@@ -52,24 +52,34 @@ void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t 
     }
 }
 
-bool lane_windows(const jit_conf &c, const pass_record &r, int64_t last, int32_t (&off)[2], int32_t (&idx)[2][8]) {
-    if (c.simd_w != 8) return false;
+namespace {
+// The 128-bit lanes' 4-element windows of lane taps ix (elements from a base), each window
+// holding [ix[l], ix[l] + span] for its four lanes; false where one does not fit.
+bool fit_lanes(const int32_t *ix, int32_t span, int64_t last, int32_t (&off)[2], int32_t (&idx)[8]) {
     for (int lane = 0; lane < 2; ++lane) {
-        int32_t lo = r.ia[4 * lane], hi = lo;
+        int32_t lo = ix[4 * lane], hi = lo;
         for (int l = 4 * lane; l < 4 * lane + 4; ++l) {
-            lo = std::min(lo, r.ia[l]);
-            hi = std::max(hi, static_cast<int32_t>(r.ia[l] + c.flat_c));
+            lo = std::min(lo, ix[l]);
+            hi = std::max(hi, ix[l] + span);
         }
         // The window [at, at + 3] holds [lo, hi]; moved left where it would pass `last`.
         const int32_t at = static_cast<int32_t>(std::min<int64_t>(lo, last - 3));
         if (hi - lo > 3 || at < 0 || hi > last) return false;
         off[lane] = at;
-        for (int l = 4 * lane; l < 4 * lane + 4; ++l) {
-            idx[0][l] = r.ia[l] - at;
-            idx[1][l] = static_cast<int32_t>(r.ia[l] + c.flat_c - at);
-        }
+        for (int l = 4 * lane; l < 4 * lane + 4; ++l) idx[l] = ix[l] - at;
     }
     return true;
+}
+}  // namespace
+
+bool lane_windows(const jit_conf &c, const pass_record &r, int64_t last, int32_t (&off)[2], int32_t (&idx)[2][8]) {
+    if (c.simd_w != 8 || !fit_lanes(r.ia, static_cast<int32_t>(c.flat_c), last, off, idx[0])) return false;
+    for (int l = 0; l < 8; ++l) idx[1][l] = idx[0][l] + static_cast<int32_t>(c.flat_c);
+    return true;
+}
+
+bool tap_lane_windows(const jit_conf &c, const pass_record &r, int tap, int64_t last, int32_t (&off)[2], int32_t (&idx)[8]) {
+    return c.simd_w == 8 && fit_lanes(tap == 0 ? r.ia : r.ib, 0, last, off, idx);
 }
 
 namespace {

@@ -89,5 +89,8 @@ void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t 
 // starts (elements from base[0]; moved left where it would pass element `last`, counted from
 // base[0] too) and idx[tap][l] the vpermilps controls that select lane l's taps from it.
 bool lane_windows(const jit_conf &c, const pass_record &r, int64_t last, int32_t (&off)[2], int32_t (&idx)[2][8]);
+// The same for one tap's own window (tap 0: ia from base[0]; tap 1: ib from base[1]; `last`
+// counted from that base): each lane's four taps within four consecutive src elements.
+bool tap_lane_windows(const jit_conf &c, const pass_record &r, int tap, int64_t last, int32_t (&off)[2], int32_t (&idx)[8]);
 
 }  // namespace xinterp

@@ -680,7 +680,8 @@ TEST(jit_bitwise, wplane_columns) {
     int columns = 0, lanes = 0, runs = 0;  // align_corners 33 -> 65 is exactly 2x: f32 in-lane periodic rows
     sweep_linear(shapes, 900, [](const op_desc &, int) { return false; },
                  [&](const op_desc &d, const jit_conf &c) {
-                     EXPECT_EQ(c.wplane_cols, !c.per_inlane) << describe(d);
+                     // Only periodic runs of one or two pair vectors with lane windows keep rows.
+                     EXPECT_EQ(c.wplane_cols, !(c.per_inlane && !c.per_lane_split && c.per_p <= 2)) << describe(d);
                      columns += c.wplane_cols;
                      lanes += c.cols_inlane;
                      ++runs;
@@ -859,8 +860,9 @@ TEST(jit_bitwise, linear_periodic_run) {
     // Lane windows (per_inlane): outputs 0-3 take src 0-2 of the period, 4-7 src 1-3, then
     // 8-11 src 3-5 and 12-15 src 4-6 (half_pixel, 7/16 src per output, clamped at neither end).
     EXPECT_TRUE(up.per_inlane);
-    EXPECT_EQ(up.per_lane_off[0][1] - up.per_lane_off[0][0], 1);
-    EXPECT_EQ(up.per_lane_off[1][0] - up.per_lane_off[0][0], 3);
+    EXPECT_FALSE(up.per_lane_split);
+    EXPECT_EQ(up.per_lane_off[0][0][1] - up.per_lane_off[0][0][0], 1);
+    EXPECT_EQ(up.per_lane_off[1][0][0] - up.per_lane_off[0][0][0], 3);
     for (int ph = 0; ph < 2; ++ph)
         for (int l = 0; l < 8; ++l) {
             EXPECT_LE(up.per_lane_idx[ph][1][l], 3);
@@ -888,14 +890,36 @@ TEST(jit_bitwise, linear_periodic_run) {
     EXPECT_EQ(r87.per_p, 1);
     EXPECT_EQ(r87.per_step, 7);
     EXPECT_FALSE(r87.per_pairs);
+    EXPECT_TRUE(r87.per_lane_split);  // 8 outputs from 7 src: four from at most four per tap
+    EXPECT_FALSE(linear_conf({1, 3, 70}, {40}).per_inlane);  // downsampling: lanes 7 src apart
     EXPECT_EQ(linear_conf({1, 3, 17}, {65}, cpu_isa::avx2, coordinate_transformation_mode::align_corners).per_step, 2);  // o / 4
     auto nxc = [](std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa) {
         return linear_conf(src, out, isa, coordinate_transformation_mode::half_pixel, data_format::nxc);
     };
     const jit_conf up3 = nxc({1, 224, 224, 3}, {512, 512}, cpu_isa::avx2);  // flat rows, C = 3
-    EXPECT_EQ(up3.per_p, 6);  // 48 elements: the records come from memory
+    EXPECT_EQ(up3.per_p, 6);  // 48 elements: phase by phase
     EXPECT_EQ(up3.per_step, 21);
     EXPECT_GE(up3.per_periods * up3.per_p, 180);
+    // Each tap's lanes within four elements, but not both taps' (tap 1 is 3 elements on):
+    // two lane windows per tap, at the same in-lane selects for both taps (i1 = i0 + 1 there).
+    EXPECT_FALSE(up3.per_pairs);
+    EXPECT_TRUE(up3.per_inlane && up3.per_lane_split);
+    // Window offsets count from the run's first tap-0 element; each lane's window + select is
+    // its output element's tap: element e = 3 * ow + ch takes src 3 * i(ow) + ch.
+    auto tap_elem = [](int64_t e, int t) {
+        const linear_tap x = linear_coord(e / 3, 224, 512, coordinate_transformation_mode::half_pixel);
+        return (t == 0 ? x.i0 : x.i1) * 3 + e % 3;
+    };
+    int64_t base = INT64_MAX;
+    for (int l = 0; l < 8; ++l) base = std::min(base, tap_elem(up3.per_first * 8 + l, 0));
+    for (int ph = 0; ph < up3.per_p; ++ph)
+        for (int t = 0; t < 2; ++t)
+            for (int l = 0; l < 8; ++l) {
+                EXPECT_LE(up3.per_lane_idx[ph][t][l], 3) << ph;
+                EXPECT_EQ(base + up3.per_lane_off[ph][t][l / 4] + up3.per_lane_idx[ph][t][l],
+                          tap_elem((up3.per_first + ph) * 8 + l, t))
+                    << ph << " " << t << " " << l;
+            }
     EXPECT_EQ(nxc({1, 224, 224, 3}, {512, 512}, cpu_isa::avx512_core).per_p, 3);
     EXPECT_EQ(nxc({1, 224, 224, 5}, {512, 512}, cpu_isa::avx2).per_p, 0);  // 80 elements: 10 vectors, over kPerMax
     // 21 -> 48, C = 3: the run's vectors 1-12 go past the pairs (vectors 0-4), so each reads its

@@ -380,11 +380,10 @@ void jit_ncx_wpass<isa>::up2_run() {
 // run's first records, stay in registers (kPerRegs[ph]: tap 0 and tap 1 indices, w0, w1;
 // with conf.per_inlane, in-lane controls from the pool, which select from two 4-element lane
 // windows, two per tap with per_lane_split, with vpermilps instead of one 8-element window
-// with vpermps). Longer periods go
-// phase by phase (per_run_phases), or with NT stores read them from those records on every
-// period (reg_tab stays on the run's first record until the end). Either way reg_bb walks the
-// windows, per_step src elements per period, and the lanes compute exactly what the records
-// say.
+// with vpermps). Longer periods go phase by phase (per_run_phases), or with NT stores read
+// them from those records on every period (reg_tab stays on the run's first record until the
+// end). Either way reg_bb walks the windows, per_step src elements per period, and the lanes
+// compute exactly what the records say.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::per_run() {
     const jit_conf &c = conf_;

@@ -98,7 +98,6 @@ protected:
     // returns (a fence per row call would drain the write-combining buffers every 256 bytes).
     static void store_fence() { __asm__ volatile("sfence" ::: "memory"); }
 
-
     // The NT variant's function when this execution uses NT stores and it exists, else the
     // regular one's (nullptr where neither was generated).
     template <typename G>

@@ -1380,7 +1380,7 @@ TEST(jit_conf, tables_and_scratch_on_lines) {
         for (cpu_isa isa : {cpu_isa::avx2, cpu_isa::avx512_core}) {
             const problem p = make_problem(b);
             const jit_conf c = make_jit_conf(p, isa);
-            // Vectors grow here one by one, so a table that moved would show (no reserve).
+            // Three builds: three fresh allocations of each table, wherever the heap puts them.
             for (int k = 0; k < 3; ++k) {
                 const jit_tables t = make_jit_tables(p, c);
                 for (const table_bytes *v : {&t.wtab, &t.hrows, &t.drows, &t.d_pair_start, &t.h_run_start}) {

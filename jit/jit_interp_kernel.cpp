@@ -194,8 +194,8 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
 }
 
 // Nearest NXC is a bit copy of C * esize bytes per pixel: whole vectors, then the rest as an
-// overlapping vector (or exact 8/4/2-byte moves under 16 bytes), so no byte outside the pixel
-// is touched and no dtype logic is needed. The pair variant (conf.row_pairs) writes every
+// overlapping vector (two overlapping halves under 32 bytes), so no byte outside the pixel is
+// touched and no dtype logic is needed. The pair variant (conf.row_pairs) writes every
 // loaded vector to two consecutive dst rows that share their src row.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::gen_nxc_nearest() {
@@ -249,7 +249,10 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
         } else if (rem > 0 && full > 0) {  // the rest as one vector ending at the pixel's end (overlap)
             vmovdqu(vmm_a, ptr[reg_p0 + rem - vlen]);
             to_rows([&](const Reg64 &d) { vmovdqu(ptr[d + rem - vlen], vmm_a); });
-        } else if (!kEvex && rem >= 16) {  // 16..31 bytes: two overlapping halves
+        } else if (rem > 0) {
+            // 16..31 bytes, all of the pixel: this path has C >= simd_w, so a pixel is at least
+            // 8 16-bit channels (narrower pixels run on the pass engine as flat rows). Two
+            // overlapping halves.
             const Xmm xa(vmm_a.getIdx()), xb(vmm_b.getIdx());
             vmovdqu(xa, ptr[reg_p0]);
             vmovdqu(xb, ptr[reg_p0 + rem - 16]);
@@ -257,18 +260,6 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
                 vmovdqu(ptr[d], xa);
                 vmovdqu(ptr[d + rem - 16], xb);
             });
-        }
-        int off = 0;
-        for (int chunk = 16; chunk >= 2 && rem < 16 && !kEvex; chunk /= 2) {  // under 16 bytes: exact moves
-            if (rem - off < chunk) continue;
-            const Xmm xa(vmm_a.getIdx());
-            switch (chunk) {
-                case 16: vmovdqu(xa, ptr[reg_p0 + off]); to_rows([&](const Reg64 &d) { vmovdqu(ptr[d + off], xa); }); break;
-                case 8: mov(reg_tmp, qword[reg_p0 + off]); to_rows([&](const Reg64 &d) { mov(qword[d + off], reg_tmp); }); break;
-                case 4: mov(reg_tmp.cvt32(), dword[reg_p0 + off]); to_rows([&](const Reg64 &d) { mov(dword[d + off], reg_tmp.cvt32()); }); break;
-                case 2: mov(reg_tmp.cvt16(), word[reg_p0 + off]); to_rows([&](const Reg64 &d) { mov(word[d + off], reg_tmp.cvt16()); }); break;
-            }
-            off += chunk;
         }
         if (rem) advance(rem);
         add(reg_tab, 8);

@@ -1,3 +1,5 @@
+// The W pass of the separable passes (jit_ncx_wpass, jit_ncx_kernels.hpp): one src row into OW
+// outputs, or a plane of them; its h2 part is in jit_ncx_h2.cpp, the blends in jit_ncx_vblend.cpp.
 #include "jit_ncx_kernels.hpp"
 
 #include <algorithm>
@@ -9,15 +11,12 @@ namespace xinterp {
 
 using namespace Xbyak;
 
-namespace {
-constexpr size_t kMaxCodeSize = 8 * 1024;
 #define PARG(field) ptr[reg_args + static_cast<int>(offsetof(jit_pass_args, field))]
-}  // namespace
 
 template <cpu_isa isa>
 jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt, bool fused, bool plane, bool h2,
                                   bool dup)
-    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16),
+    : jit_io(kPassCodeSize, simd_w, isa_traits<isa>::native_bf16),
       conf_(conf),
       final_(final_out),
       nt_(nt && final_out),
@@ -777,201 +776,8 @@ void jit_ncx_wpass<isa>::generate() {
     finish_code();
 }
 
-template <cpu_isa isa>
-jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt, bool hd, bool plane, bool pair)
-    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16),
-      conf_(conf),
-      final_(final_out),
-      nt_(nt && final_out),
-      hd_(hd),
-      plane_(plane),
-      pair_(pair && final_out && hd == plane) {
-    bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
-}
-
-template <cpu_isa isa>
-void jit_ncx_vblend<isa>::row(int out_es) {
-    const jit_conf &c = conf_;
-    // One vector of results into r, from byte offset off of the f32 rows (scratch rows are
-    // padded to whole vectors: full loads are safe).
-    // pair: the second output's result into rb, from the same loads (H pairs) or H steps (D).
-    auto blend = [&](const Vmm &r, int off, const Vmm &rb) {
-        if (pair_ && !hd_) {
-            vmovups(vmm_ta, ptr[reg_a + off]);
-            vmovups(vmm_tb, ptr[reg_b + off]);
-            vmulps(r, vmm_w0, vmm_ta);
-            vfmadd231ps(r, vmm_w1, vmm_tb);
-            vmulps(rb, vmm_wb0, vmm_ta);
-            vfmadd231ps(rb, vmm_wb1, vmm_tb);
-            return;
-        }
-        vmulps(r, vmm_w0, ptr[reg_a + off]);
-        vfmadd231ps(r, vmm_w1, ptr[reg_b + off]);
-        if (hd_) {  // the canonical order: H for D tap 0, H for D tap 1, then D
-            vmulps(vmm_r1, vmm_w0, ptr[reg_c + off]);
-            vfmadd231ps(vmm_r1, vmm_w1, ptr[reg_d + off]);
-            if (pair_) {
-                vmulps(rb, vmm_wb0, r);
-                vfmadd231ps(rb, vmm_wb1, vmm_r1);
-            }
-            vmulps(r, vmm_wd0, r);
-            vfmadd231ps(r, vmm_wd1, vmm_r1);
-        }
-    };
-    // Where the second output's byte at offset off of the first's goes (pair).
-    auto at_b = [&](int64_t off) { return ptr[reg_dst + reg_boff + off]; };
-    // Vector k of the current group: sources at k vectors of f32, the result at k of out_es.
-    auto one = [&](int64_t n, int k = 0) {
-        blend(vmm_r, k * simd_w * 4, vmm_rb);
-        const int64_t off = k * simd_w * out_es;
-        if (final_) {
-            store_f32(c.dt, ptr[reg_dst + off], vmm_r, n, nt_);
-            if (pair_) store_f32(c.dt, at_b(off), vmm_rb, n);
-        } else {
-            vmovups(ptr[reg_dst + off], vmm_r);
-        }
-    };
-    auto advance = [&](int vecs) {
-        for (const Reg64 &r : hd_ ? std::vector<Reg64>{reg_a, reg_b, reg_c, reg_d} : std::vector<Reg64>{reg_a, reg_b})
-            add(r, vecs * simd_w * 4);
-        add(reg_dst, vecs * simd_w * out_es);
-    };
-    // AVX2 bf16 results go out in pairs of vectors: cvt2_to_bf16 rounds 16 at once. Two pairs
-    // per trip, and the clean/full choice made once per row rather than per pair (the loop is
-    // emitted for each side): at ~5 cycles per pair, the pointer steps, the loop branch and the
-    // flag test were a third of its instructions.
-    constexpr bool kYmm = std::is_same<Vmm, Ymm>::value;
-    const bool pairs = kYmm && final_ && c.dt == data_type::bf16;
-    int64_t singles = c.ow_full;
-    if constexpr (kYmm) {
-        if (pairs && c.ow_full >= 2) {
-            const Ymm r2(6);
-            const int64_t n_pairs = c.ow_full / 2;
-            auto pair = [&](int k) {
-                blend(vmm_r, 2 * k * simd_w * 4, vmm_rb);
-                blend(r2, (2 * k + 1) * simd_w * 4, vmm_rb2);
-                // Even/odd rows: the two vectors are a block's even and odd elements. Rows start
-                // 16-byte aligned only, unless their length is a multiple of 16 elements.
-                const int64_t off = 2 * k * simd_w * out_es;
-                auto cvt2 = [&](const Ymm &x0, const Ymm &x1) {
-                    if (c.bf16_even_odd) cvt2_to_bf16_interleaved(x0, x1);
-                    else cvt2_to_bf16(x0, x1);
-                };
-                cvt2(vmm_r, r2);
-                store_bf16_pair(ptr[reg_dst + off], nt_, c.row_out % 16 == 0);
-                if (pair_) {
-                    cvt2(vmm_rb, vmm_rb2);
-                    store_bf16_pair(at_b(off), false, c.row_out % 16 == 0);
-                }
-            };
-            auto pair_loop = [&] {
-                if (n_pairs >= 2) {
-                    Label l_pair;
-                    mov(reg_cnt, n_pairs / 2);
-                    L(l_pair); {
-                        pair(0);
-                        pair(1);
-                        advance(4);
-                        dec(reg_cnt);
-                        jnz(l_pair, T_NEAR);
-                    }
-                }
-                if (n_pairs % 2) {
-                    pair(0);
-                    advance(2);
-                }
-            };
-            bf16_each_side(pair_loop);
-            singles = c.ow_full % 2;
-        }
-    }
-    // Four vectors per trip: the pointer steps and the loop branch then cost a quarter as much
-    // per vector (plane rows are short: 2x rows of 64 floats are 8 vectors).
-    constexpr int kUnroll = 4;
-    if (singles >= kUnroll) {
-        Label l_ow;
-        mov(reg_cnt, singles / kUnroll);
-        L(l_ow); {
-            for (int k = 0; k < kUnroll; ++k) one(simd_w, k);
-            advance(kUnroll);
-            dec(reg_cnt);
-            jnz(l_ow, T_NEAR);
-        }
-    }
-    for (int k = 0; k < singles % kUnroll; ++k) one(simd_w, k);
-    if (singles % kUnroll) advance(static_cast<int>(singles % kUnroll));
-    if (c.ow_tail > 0) one(final_ ? c.ow_tail : simd_w);
-}
-
-template <cpu_isa isa>
-void jit_ncx_vblend<isa>::generate() {
-    const jit_conf &c = conf_;
-    const int out_es = final_ ? c.esize : 4;
-    mov(reg_dst, PARG(dst));
-    if (pair_) {
-        push(reg_boff);
-        mov(reg_boff, PARG(dst_b));
-        sub(reg_boff, reg_dst);
-        vbroadcastss(vmm_wb0, PARG(wb0));
-        vbroadcastss(vmm_wb1, PARG(wb1));
-    }
-    if (hd_) {
-        vbroadcastss(vmm_wd0, PARG(wd0));
-        vbroadcastss(vmm_wd1, PARG(wd1));
-    }
-    if (!plane_) {
-        mov(reg_a, PARG(src));
-        mov(reg_b, PARG(src_b));
-        vbroadcastss(vmm_w0, PARG(w0));
-        vbroadcastss(vmm_w1, PARG(w1));
-        if (hd_) {
-            mov(reg_c, PARG(src_c));
-            mov(reg_d, PARG(src_d));
-        }
-        row(out_es);
-    } else {
-        // Output rows are consecutive in dst: row() leaves reg_dst short of the next row by the
-        // tail's bytes. Each H record: s64 offset a, s64 offset b, f32 w0, f32 w1.
-        push(reg_tab);
-        push(reg_rows);
-        mov(reg_base_a, PARG(src));
-        if (hd_) mov(reg_base_c, PARG(src_c));
-        mov(reg_tab, PARG(tab));
-        mov(reg_rows, PARG(rows));
-        Label l_row;
-        L(l_row); {
-            mov(reg_a, reg_base_a);
-            add(reg_a, qword[reg_tab]);
-            mov(reg_b, reg_base_a);
-            add(reg_b, qword[reg_tab + 8]);
-            if (hd_) {
-                mov(reg_c, reg_base_c);
-                add(reg_c, qword[reg_tab]);
-                mov(reg_d, reg_base_c);
-                add(reg_d, qword[reg_tab + 8]);
-            }
-            vbroadcastss(vmm_w0, dword[reg_tab + 16]);
-            vbroadcastss(vmm_w1, dword[reg_tab + 20]);
-            row(out_es);
-            if (c.ow_tail > 0) add(reg_dst, static_cast<int>(final_ ? c.ow_tail * out_es : simd_w * 4));
-            add(reg_tab, 24);
-            dec(reg_rows);
-            jnz(l_row, T_NEAR);
-        }
-        pop(reg_rows);
-        pop(reg_tab);
-    }
-    if (pair_) pop(reg_boff);
-    vzeroupper();
-    ret();
-    finish_code();
-}
-
 template class jit_ncx_wpass<cpu_isa::avx2>;
-template class jit_ncx_vblend<cpu_isa::avx2>;
 template class jit_ncx_wpass<cpu_isa::avx512_core>;
-template class jit_ncx_vblend<cpu_isa::avx512_core>;
 template class jit_ncx_wpass<cpu_isa::avx512_core_bf16>;
-template class jit_ncx_vblend<cpu_isa::avx512_core_bf16>;
 
 }  // namespace xinterp

@@ -10,6 +10,8 @@
 
 namespace xinterp {
 
+constexpr size_t kPassCodeSize = 8 * 1024;  // each pass kernel's code buffer
+
 template <cpu_isa isa>
 class jit_ncx_wpass : public jit_io {
 public:

@@ -5,8 +5,9 @@
 // A run starts with the caches the one before it left (a plain-store output leaves the LLC
 // full of dirty lines for the next run to write back, an NT-store one a clean cache), so the
 // repetitions cycle through the six orders of the three: each dtype follows each other one
-// equally often. A fixed rotation had bf16 always run after f32.
-//   bench_dtypes [--threads N] [--reps N] [--filter SUBSTR] [--all]
+// equally often. A fixed rotation had bf16 always run after f32. Each case first runs the
+// three untimed the same way for --warmup-ms (xbench::warm_up).
+//   bench_dtypes [--threads N] [--reps N] [--warmup-ms N] [--filter SUBSTR] [--all]
 #include <omp.h>
 
 #include <array>
@@ -34,7 +35,6 @@ struct contender {
     explicit contender(const op_desc &d) : pd(d), prim(pd), src(pd.src_bytes()), dst(pd.dst_bytes()) {
         const int es = d.dt == data_type::f32 ? 4 : 2;
         xbench::fill_normal(es, d.dt == data_type::bf16, src.data(), src.size() / es);
-        prim.execute(src.data(), dst.data());  // warm up once
     }
     double run() {
         return time_us([&] { prim.execute(src.data(), dst.data()); });
@@ -57,17 +57,17 @@ int main(int argc, char **argv) {
         if (std::string(argv[i]) == "--all") {
             all = true;
         } else {
-            std::fprintf(stderr, "usage: bench_dtypes [--threads N] [--reps N] [--filter S] [--all]\n");
+            std::fprintf(stderr, "usage: bench_dtypes [--threads N] [--reps N] [--warmup-ms N] [--filter S] [--all]\n");
             return 2;
         }
     }
     if (!f.valid()) {
-        std::fprintf(stderr, "bench_dtypes: --threads and --reps must be at least 1\n");
+        std::fprintf(stderr, "bench_dtypes: --threads and --reps must be at least 1, --warmup-ms at least 0\n");
         return 2;
     }
     omp_set_num_threads(f.threads);
-    std::printf("# threads=%d reps=%d; per-case medians in microseconds, f32/bf16/f16 alternating in one process\n",
-                f.threads, f.reps);
+    std::printf("# threads=%d reps=%d warmup=%d ms; per-case medians in microseconds, f32/bf16/f16 alternating in one process\n",
+                f.threads, f.reps, f.warmup_ms);
     std::printf("%-10s %-7s %-3s %10s %10s %9s %10s %9s\n", "case", "mode", "fmt", "f32", "bf16", "bf16/f32", "f16",
                 "f16/f32");
     const std::array<data_type, 3> dts = {data_type::f32, data_type::bf16, data_type::f16};
@@ -79,6 +79,10 @@ int main(int argc, char **argv) {
                 for (data_type dt : dts) k.push_back(std::make_unique<contender>(xbench::make_desc(c, linear, ncx, dt)));
                 std::array<std::vector<double>, 3> t;
                 static constexpr int kOrders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+                int w = 0;
+                xbench::warm_up(f.warmup_ms, [&] {
+                    for (int i : kOrders[w++ % 6]) k[i]->run();
+                });
                 for (int r = 0; r < f.reps; ++r)
                     for (int i : kOrders[r % 6]) t[i].push_back(k[i]->run());
                 const double t32 = median(t[0]), b = median(t[1]), h = median(t[2]);

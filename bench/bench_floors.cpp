@@ -8,8 +8,9 @@
 // oneDNN's time over the floor (when built with libdnnl-dev) how far any kernel can get ahead
 // of oneDNN. The floors use as many threads as xinterp. --scale N instead times xinterp and
 // the floors at 1 and N threads, alternating, and prints both speedups: where the floor itself
-// does not scale, no kernel does. --large keeps the suite's large cases.
-//   bench_floors [--threads N] [--reps N] [--filter S] [--large] [--scale N]
+// does not scale, no kernel does. --large keeps the suite's large cases. Each case first runs
+// its contenders untimed, alternating, for --warmup-ms (xbench::warm_up).
+//   bench_floors [--threads N] [--reps N] [--warmup-ms N] [--filter S] [--large] [--scale N]
 #include <emmintrin.h>
 #include <omp.h>
 
@@ -124,7 +125,6 @@ struct contenders {
 #endif
     {
         xbench::fill_normal(4, false, src.data(), pd.src_bytes() / 4);
-        prim.execute(src.data(), dst.data());  // warm-up
     }
     bool have_dnnl() const {
 #ifdef XINTERP_HAVE_DNNL
@@ -176,7 +176,7 @@ private:
     static inline std::atomic<float> sink_{0};  // keeps the loads; any thread may write it
 };
 
-constexpr const char *kUsage = "usage: bench_floors [--threads N] [--reps N] [--filter S] [--large] [--scale N]\n";
+constexpr const char *kUsage = "usage: bench_floors [--threads N] [--reps N] [--warmup-ms N] [--filter S] [--large] [--scale N]\n";
 
 }  // namespace
 
@@ -196,16 +196,18 @@ int main(int argc, char **argv) {
     }
     const int threads = f.threads, reps = f.reps;
     if (!f.valid() || scale < 0 || scale == 1) {
-        std::fprintf(stderr, "bench_floors: --threads and --reps must be >= 1, --scale >= 2\n%s", kUsage);
+        std::fprintf(stderr, "bench_floors: --threads and --reps must be >= 1, --warmup-ms >= 0, --scale >= 2\n%s", kUsage);
         return 2;
     }
     if (scale) {
-        std::printf("# scaling, 1 against %d threads, alternating, reps=%d f32; medians in microseconds;\n", scale, reps);
+        std::printf("# scaling, 1 against %d threads, alternating, reps=%d warmup=%d ms f32; medians in microseconds;\n", scale, reps,
+                    f.warmup_ms);
         std::printf("# floor = max(read, min(memset, ntfill)) at that thread count; speedup = 1-thread time / %d-thread time\n", scale);
         std::printf("%-10s %-7s %-3s %10s %10s %8s %10s %10s %8s\n", "case", "mode", "fmt", "x_1", "x_n", "x_spd", "floor_1",
                     "floor_n", "floor_spd");
     } else {
-        std::printf("# threads=%d reps=%d f32; medians in microseconds; floor = max(read, min(memset, ntfill));\n", threads, reps);
+        std::printf("# threads=%d reps=%d warmup=%d ms f32; medians in microseconds; floor = max(read, min(memset, ntfill));\n", threads,
+                    reps, f.warmup_ms);
         std::printf("# onednn/floor: the most any kernel can be ahead of oneDNN without beating the floor\n");
         std::printf("%-10s %-7s %-3s %10s %10s %10s %10s %9s %10s %12s\n", "case", "mode", "fmt", "xinterp", "read", "memset",
                     "ntfill", "floor/x", "onednn", "onednn/floor");
@@ -223,33 +225,39 @@ int main(int argc, char **argv) {
                     // it: plain stores leave a dst that fits the LLC cached, NT stores in DRAM.
                     // Run right after the other thread count's run, a contender inherits that
                     // run's choice instead (xinterp picks NT stores by thread count).
-                    auto steady = [](auto &&f) {
-                        f();
-                        return f();
+                    auto steady = [](auto &&run) {
+                        run();
+                        return run();
                     };
                     std::vector<double> x1, xn, f1, fn;
-                    for (int r = 0; r < reps; ++r) {
-                        x1.push_back(steady([&] { return k.xinterp(1); }));
-                        xn.push_back(steady([&] { return k.xinterp(scale); }));
-                        f1.push_back(contenders::floor_of(steady([&] { return k.read(1); }), steady([&] { return k.memset_(1, r); }),
-                                                          steady([&] { return k.ntfill(1, r); })));
-                        fn.push_back(contenders::floor_of(steady([&] { return k.read(scale); }),
-                                                          steady([&] { return k.memset_(scale, r); }),
-                                                          steady([&] { return k.ntfill(scale, r); })));
-                    }
+                    auto round = [&](int r, bool keep) {
+                        const double a = steady([&] { return k.xinterp(1); }), b = steady([&] { return k.xinterp(scale); });
+                        const double c = contenders::floor_of(steady([&] { return k.read(1); }), steady([&] { return k.memset_(1, r); }),
+                                                              steady([&] { return k.ntfill(1, r); }));
+                        const double d = contenders::floor_of(steady([&] { return k.read(scale); }),
+                                                              steady([&] { return k.memset_(scale, r); }),
+                                                              steady([&] { return k.ntfill(scale, r); }));
+                        if (keep) x1.push_back(a), xn.push_back(b), f1.push_back(c), fn.push_back(d);
+                    };
+                    int w = 0;
+                    xbench::warm_up(f.warmup_ms, [&] { round(w++, false); });
+                    for (int r = 0; r < reps; ++r) round(r, true);
                     const double a = median(x1), b = median(xn), c = median(f1), d = median(fn);
                     std::printf("%-10s %-7s %-3s %10.1f %10.1f %8.2f %10.1f %10.1f %8.2f\n", sc.name.c_str(), mode, fmt, a, b, a / b, c,
                                 d, c / d);
                     continue;
                 }
                 std::vector<double> tx, tr, tw, tn, td;
-                for (int r = 0; r < reps; ++r) {
-                    tx.push_back(k.xinterp(threads));
-                    tr.push_back(k.read(threads));
-                    tw.push_back(k.memset_(threads, r));
-                    tn.push_back(k.ntfill(threads, r));
-                    if (k.have_dnnl()) td.push_back(k.onednn(threads));
-                }
+                auto round = [&](int r, bool keep) {
+                    const double x = k.xinterp(threads), rd = k.read(threads), ms = k.memset_(threads, r), nf = k.ntfill(threads, r);
+                    const double o = k.have_dnnl() ? k.onednn(threads) : 0;
+                    if (!keep) return;
+                    tx.push_back(x), tr.push_back(rd), tw.push_back(ms), tn.push_back(nf);
+                    if (k.have_dnnl()) td.push_back(o);
+                };
+                int w = 0;
+                xbench::warm_up(f.warmup_ms, [&] { round(w++, false); });
+                for (int r = 0; r < reps; ++r) round(r, true);
                 const double x = median(tx), fl = contenders::floor_of(median(tr), median(tw), median(tn));
                 char dn[32] = "-", dr[32] = "-";
                 if (!td.empty()) {

@@ -2,7 +2,9 @@
 // vs a memcpy of the dst bytes (the roofline row). Runs alternate per repetition, so drift on
 // a shared VM hits every contender alike; per-case medians, ratios and geometric means.
 //
-//   bench_peers [--threads N] [--reps N] [--filter SUBSTR] [--dtype f32|bf16|f16|all] [--quick] [--list]
+// Each case first runs the three untimed, alternating, for --warmup-ms (xbench::warm_up).
+//
+//   bench_peers [--threads N] [--reps N] [--warmup-ms N] [--filter SUBSTR] [--dtype f32|bf16|f16|all] [--quick] [--list]
 #include <omp.h>
 
 #include <algorithm>
@@ -48,12 +50,12 @@ int main(int argc, char **argv) {
             return 0;
         }
         else {
-            std::fprintf(stderr, "usage: bench_peers [--threads N] [--reps N] [--filter S] [--dtype f32|bf16|f16|all] [--quick]\n");
+            std::fprintf(stderr, "usage: bench_peers [--threads N] [--reps N] [--warmup-ms N] [--filter S] [--dtype f32|bf16|f16|all] [--quick]\n");
             return 2;
         }
     }
     if (!f.valid()) {
-        std::fprintf(stderr, "bench_peers: --threads and --reps must be at least 1\n");
+        std::fprintf(stderr, "bench_peers: --threads and --reps must be at least 1, --warmup-ms at least 0\n");
         return 2;
     }
     const int threads = f.threads, reps = f.reps;
@@ -64,7 +66,8 @@ int main(int argc, char **argv) {
     const bool have_dnnl = false;
     std::printf("# oneDNN peer: not built (libdnnl-dev was not found at configure time)\n");
 #endif
-    std::printf("# threads=%d reps=%d; times are per-case medians in microseconds; ratio = peer / xinterp\n", threads, reps);
+    std::printf("# threads=%d reps=%d warmup=%d ms; times are per-case medians in microseconds; ratio = peer / xinterp\n", threads, reps,
+                f.warmup_ms);
     std::printf("%-10s %-7s %-3s %-4s %10s %10s %7s %10s %7s %8s  %s\n", "case", "mode", "fmt", "dt", "xinterp", "onednn",
                 "ratio", "memcpy", "x/mcpy", "GB/s", "kernel");
     std::map<std::string, std::vector<double>> logs;  // geomean groups
@@ -91,14 +94,16 @@ int main(int argc, char **argv) {
 #ifdef XINTERP_HAVE_DNNL
                     dnnl_peer peer(c, ncx, linear, dt, src.data(), dst2.data());
 #endif
-                    prim.execute(src.data(), dst.data());  // warm up everything once
-                    std::memcpy(mdst.data(), msrc.data(), mdst.size());
-                    for (int r = 0; r < reps; ++r) {
-                        tx.push_back(time_us([&] { prim.execute(src.data(), dst.data()); }));
+                    // One round: each contender once, in this order; warm-up rounds keep no times.
+                    auto round = [&](bool keep) {
+                        const double x = time_us([&] { prim.execute(src.data(), dst.data()); });
 #ifdef XINTERP_HAVE_DNNL
-                        if (peer.ok) td.push_back(time_us([&] { peer.run(); }));
+                        if (peer.ok) {
+                            const double o = time_us([&] { peer.run(); });
+                            if (keep) td.push_back(o);
+                        }
 #endif
-                        tm.push_back(time_us([&] {
+                        const double m = time_us([&] {
                             if (threads == 1) {
                                 std::memcpy(mdst.data(), msrc.data(), mdst.size());
                             } else {
@@ -109,8 +114,11 @@ int main(int argc, char **argv) {
                                     std::memcpy(mdst.data() + b, msrc.data() + b, e - b);
                                 }
                             }
-                        }));
-                    }
+                        });
+                        if (keep) tx.push_back(x), tm.push_back(m);
+                    };
+                    xbench::warm_up(f.warmup_ms, [&] { round(false); });
+                    for (int r = 0; r < reps; ++r) round(true);
                     const double mx = median(tx), md = median(td), mm = median(tm);
                     const double gbs = (pd.src_bytes() + pd.dst_bytes()) / (mx * 1e3);
                     char od[32] = "-";

@@ -13,6 +13,22 @@ namespace xbench {
 
 using clk = std::chrono::steady_clock;
 
+// On the dev VM a buffer of a few MiB takes 10-30 runs (a few ms) to reach its steady-state
+// speed: memcpy of 3.1 MiB went 240 -> 95 us over its first 30 runs, an xinterp kernel writing
+// the same bytes 120 -> 76 us over 10, PyTorch's 1.9 ms -> 100 us over 30 (page faults of a
+// fresh output first). One untimed run left the first timed ones in that ramp, and a process
+// that timed only 15 runs (the PyTorch rounds' `xinterp bench`) reported the ramp's median.
+// So every contender first runs untimed, alternating as in the timed loop, for this long.
+constexpr int kWarmupMs = 50;
+
+// Calls round() untimed until ms milliseconds have passed, and at least once.
+template <typename F>
+inline void warm_up(int ms, F &&round) {
+    const auto end = clk::now() + std::chrono::milliseconds(ms);
+    do round();
+    while (clk::now() < end);
+}
+
 // 64-byte aligned: oneDNN's kernels use aligned non-temporal stores on user buffers and fault
 // on the 16-byte alignment std::vector gives.
 struct abuf {
@@ -30,10 +46,11 @@ struct abuf {
 };
 
 // The flags every bench binary takes: --threads N, --reps N, --filter SUBSTR (of the case
-// name). parse: whether argv[i] is one of them, its value then consumed; a value that is not
-// a number reads as 0, which valid() rejects.
+// name), --warmup-ms N (untimed rounds of every contender before the timed ones; see
+// warm_up). parse: whether argv[i] is one of them, its value then consumed; a value that is
+// not a number reads as 0, which valid() rejects (--warmup-ms 0 is allowed: one round).
 struct run_flags {
-    int threads = 1, reps;
+    int threads = 1, reps, warmup_ms = kWarmupMs;
     std::string filter;
     explicit run_flags(int default_reps) : reps(default_reps) {}
     bool parse(int argc, char **argv, int &i) {
@@ -42,10 +59,11 @@ struct run_flags {
         if (a == "--threads") threads = std::atoi(value().c_str());
         else if (a == "--reps") reps = std::atoi(value().c_str());
         else if (a == "--filter") filter = value();
+        else if (a == "--warmup-ms") warmup_ms = std::atoi(value().c_str());
         else return false;
         return true;
     }
-    bool valid() const { return threads >= 1 && reps >= 1; }
+    bool valid() const { return threads >= 1 && reps >= 1 && warmup_ms >= 0; }
     bool skips(const std::string &name) const { return !filter.empty() && name.find(filter) == std::string::npos; }
 };
 

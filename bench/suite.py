@@ -15,12 +15,13 @@ def suite(build):
     return cases
 
 
-def xinterp_json(build, n, c, sp_in, sp_out, linear, ncx, dt, iters, threads):
-    """The JSON line of one `xinterp bench` run (median_us, create_us, cache_hit_us, ...)."""
+def xinterp_json(build, n, c, sp_in, sp_out, linear, ncx, dt, iters, threads, warmup_ms=50):
+    """The JSON line of one `xinterp bench` run (median_us, create_us, cache_hit_us, ...);
+    untimed executions for warmup_ms first."""
     shape = [n, c] + sp_in if ncx else [n] + sp_in + [c]
     cmd = [f"{build}/xinterp", "bench", "--src-shape", ",".join(map(str, shape)), "--mode",
            "linear" if linear else "nearest", "--data-format", "NCX" if ncx else "NXC",
            "--sizes", ",".join(map(str, sp_out)), "--dtype", dt, "--iters", str(iters),
-           "--threads", str(threads), "--json"]
+           "--threads", str(threads), "--warmup-ms", str(warmup_ms), "--json"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
     return json.loads(out)

@@ -31,7 +31,7 @@ except Exception as e:  # noqa: BLE001 - any import failure means: no peer
 TORCH_DT = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
 
-def torch_time(n, c, sp_in, sp_out, linear, ncx, dt, reps):
+def torch_time(n, c, sp_in, sp_out, linear, ncx, dt, reps, warmup_ms):
     x = torch.rand([n, c] + sp_in).to(TORCH_DT[dt])
     k = len(sp_in)
     if not ncx:
@@ -47,6 +47,12 @@ def torch_time(n, c, sp_in, sp_out, linear, ncx, dt, reps):
         F.interpolate(x, size=sp_out, mode=mode, **kw)
     except RuntimeError as e:
         return None, str(e).split("\n")[0]
+    # Untimed calls for warmup_ms, as `xinterp bench --warmup-ms` does on its side: a fresh
+    # output's page faults and the first runs' slow phase (1.9 ms -> 100 us over ~30 calls for
+    # yolo_2x nearest NXC) stay out of the medians.
+    end = time.perf_counter() + warmup_ms / 1e3
+    while time.perf_counter() < end:
+        F.interpolate(x, size=sp_out, mode=mode, **kw)
     ts = []
     for _ in range(reps):
         t0 = time.perf_counter()
@@ -77,12 +83,15 @@ def main():
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--rounds", type=int, default=3,
                     help="alternating rounds per case (torch, then xinterp); each side's time is the median of its rounds' medians")
+    ap.add_argument("--warmup-ms", type=int, default=50,
+                    help="untimed runs of each side, per round, before its timed ones")
     ap.add_argument("--dtype", default="all")
     ap.add_argument("--filter", default="")
     ap.add_argument("--peers", help="bench_peers output of this session, for the best-of-peers table")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    print(f"# torch {torch.__version__}, threads={a.threads}, reps={a.reps} x {a.rounds} alternating rounds; "
+    print(f"# torch {torch.__version__}, threads={a.threads}, reps={a.reps} x {a.rounds} alternating rounds, "
+          f"warmup {a.warmup_ms} ms per side and round; "
           "medians in us; ratio = torch / xinterp")
     print(f"{'case':10} {'mode':7} {'fmt':3} {'dt':4} {'xinterp':>10} {'torch':>10} {'ratio':>7}")
     logs, rows = [], []
@@ -97,10 +106,11 @@ def main():
                     # Rounds alternate the two sides, so a drift of this VM hits both alike.
                     t_runs, x_runs, why = [], [], ""
                     for _ in range(a.rounds):
-                        tt, why = torch_time(n, c, sp_in, sp_out, linear, ncx, dt, a.reps)
+                        tt, why = torch_time(n, c, sp_in, sp_out, linear, ncx, dt, a.reps, a.warmup_ms)
                         if tt:
                             t_runs.append(tt)
-                        x_runs.append(xinterp_json(a.build, n, c, sp_in, sp_out, linear, ncx, dt, a.reps, a.threads)["median_us"])
+                        x_runs.append(xinterp_json(a.build, n, c, sp_in, sp_out, linear, ncx, dt, a.reps, a.threads,
+                                                  a.warmup_ms)["median_us"])
                     tt = statistics.median(t_runs) if t_runs else None
                     xt = statistics.median(x_runs)
                     mode, fmt = ("linear" if linear else "nearest"), ("NCX" if ncx else "NXC")

@@ -191,11 +191,45 @@ TEST_F(cli_test, malformed_input_exits_2_naming_the_field) {
 }
 
 TEST_F(cli_test, help_for_each_subcommand) {
-    for (const char *c : {"run", "asm", "info"}) {
+    for (const char *c : {"run", "asm", "bench", "info"}) {
         const result r = run(std::string(c) + " --help");
         EXPECT_EQ(r.rc, 0);
         EXPECT_NE(r.out.find("usage: xinterp"), std::string::npos) << c;
     }
+}
+
+// The JSON line's numbers are read back and checked against what the problem implies: the
+// byte counts, the flags given, and the order of min, median and max.
+TEST_F(cli_test, bench_json_line_has_every_field) {
+    const result r = run("bench --src-shape 1,3,8,8 --data-format NCX --mode nearest --sizes 16,16 --iters 3 --warmup-ms 0 "
+                         "--threads 1 --json");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const size_t at = r.out.rfind("{\"kernel\":");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const std::string json = r.out.substr(at);
+    EXPECT_EQ(json.find('\n'), json.size() - 1) << "one line, and the last: " << json;
+    auto num = [&](const std::string &key) {
+        const size_t k = json.find("\"" + key + "\":");
+        EXPECT_NE(k, std::string::npos) << key << " in " << json;
+        return k == std::string::npos ? -1.0 : std::strtod(json.c_str() + k + key.size() + 3, nullptr);
+    };
+    EXPECT_NE(json.find("\"kernel\":\"xinterp_nearest_hp_f32_ncx_"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"impl\":\""), std::string::npos) << json;
+    EXPECT_EQ(num("iters"), 3);
+    EXPECT_EQ(num("warmup_ms"), 0);
+    EXPECT_EQ(num("threads"), 1);
+    EXPECT_EQ(num("src_bytes"), 3 * 8 * 8 * 4);
+    EXPECT_EQ(num("dst_bytes"), 3 * 16 * 16 * 4);
+    const double mn = num("min_us"), med = num("median_us"), mx = num("max_us");
+    EXPECT_GT(mn, 0);
+    EXPECT_LE(mn, med);
+    EXPECT_LE(med, mx);
+    EXPECT_GT(num("create_us"), 0);
+    EXPECT_GT(num("cache_hit_us"), 0);
+    const std::string p = "bench --src-shape 1,3,8,8 --mode nearest --sizes 16,16 ";
+    expect_usage_error(p + "--iters 0", "--iters must be >= 1");
+    expect_usage_error(p + "--warmup-ms -1", "--warmup-ms has invalid value -1");
+    expect_usage_error(p + "--threads 0", "--threads has invalid value 0");
 }
 
 TEST_F(cli_test, info_shows_the_ladder_and_the_chosen_tier) {

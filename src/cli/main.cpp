@@ -126,15 +126,17 @@ double median_of(std::vector<double> v) {
 
 int cmd_bench(int argc, char **argv) {
     std::vector<std::string> known = kProblemFlags;
-    known.insert(known.end(), {"--src-shape", "--threads", "--iters"});
+    known.insert(known.end(), {"--src-shape", "--threads", "--iters", "--warmup-ms"});
     const parsed_args a = parse_flags(argc, argv, 2, known, {"--json"});
     if (a.help) {
         std::printf("usage: xinterp bench --src-shape N,C,.. --mode MODE (--sizes ..|--scales ..) [flags]\n%s"
                     "  --src-shape DIMS   the src dims in --data-format order\n"
                     "  --threads N        OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
                     "  --iters N          timed executions (default 50)\n"
+                    "  --warmup-ms N      untimed executions first, for N ms and at least one (default 50):\n"
+                    "                     a few-MiB buffer takes some runs to reach its steady-state speed\n"
                     "  --json             end with one line of JSON: kernel, impl, median_us, min_us, max_us,\n"
-                    "                     iters, src_bytes, dst_bytes, threads, create_us, cache_hit_us\n"
+                    "                     iters, warmup_ms, src_bytes, dst_bytes, threads, create_us, cache_hit_us\n"
                     "create_us is the median cold creation (cache miss, tables + JIT); cache_hit_us the median\n"
                     "creation that hits the kernel cache. Data: synthetic normal values (no subnormals).\n",
                     kProblemFlagsHelp);
@@ -144,6 +146,9 @@ int cmd_bench(int argc, char **argv) {
     const impl_kind impl = parse_impl(a.get("--impl", "auto"));
     const int iters = static_cast<int>(parse_int_list("--iters", a.get("--iters", "50"))[0]);
     if (iters < 1) throw usage_error("--iters must be >= 1");
+    const int64_t warmup_ms = parse_int_list("--warmup-ms", a.get("--warmup-ms", "50"))[0];
+    if (warmup_ms < 0 || warmup_ms > 600000)
+        throw usage_error("--warmup-ms has invalid value " + std::to_string(warmup_ms) + "; expected 0..600000");
     if (a.has("--threads")) {
         const int64_t t = parse_int_list("--threads", a.get("--threads"))[0];
         if (t < 1 || t > 1024) throw usage_error("--threads has invalid value " + std::to_string(t) + "; expected 1..1024");
@@ -172,7 +177,11 @@ int cmd_bench(int argc, char **argv) {
     uint8_t *o = dst.data() + (64 - reinterpret_cast<uintptr_t>(dst.data()) % 64) % 64;
     const int es = d.dt == data_type::f32 ? 4 : 2;
     fill_normal(es, d.dt == data_type::bf16, s, pd.src_bytes() / es);
-    prim.execute(s, o);
+    // On the dev VM a dst of a few MiB took ~10 runs to settle (120 -> 76 us); one untimed run
+    // left a 15-run median in that ramp.
+    const auto warm_end = clk::now() + std::chrono::milliseconds(warmup_ms);
+    do prim.execute(s, o);
+    while (clk::now() < warm_end);
     std::vector<double> t;
     for (int i = 0; i < iters; ++i) {
         const auto t0 = clk::now();
@@ -187,9 +196,9 @@ int cmd_bench(int argc, char **argv) {
                 (pd.src_bytes() + pd.dst_bytes()) / (med * 1e3), median_of(cold), median_of(hit));
     if (a.has("--json"))
         std::printf("{\"kernel\":\"%s\",\"impl\":\"%s\",\"median_us\":%.3f,\"min_us\":%.3f,\"max_us\":%.3f,\"iters\":%d,"
-                    "\"src_bytes\":%zu,\"dst_bytes\":%zu,\"threads\":%d,\"create_us\":%.3f,\"cache_hit_us\":%.3f}\n",
-                    pd.kernel_name().c_str(), pd.impl_name().c_str(), med, mn, mx, iters, pd.src_bytes(), pd.dst_bytes(),
-                    threads, median_of(cold), median_of(hit));
+                    "\"warmup_ms\":%lld,\"src_bytes\":%zu,\"dst_bytes\":%zu,\"threads\":%d,\"create_us\":%.3f,\"cache_hit_us\":%.3f}\n",
+                    pd.kernel_name().c_str(), pd.impl_name().c_str(), med, mn, mx, iters, static_cast<long long>(warmup_ms),
+                    pd.src_bytes(), pd.dst_bytes(), threads, median_of(cold), median_of(hit));
     return 0;
 }
 

@@ -234,9 +234,10 @@ bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not) {
     return why.empty();
 }
 
-jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
+jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
     jit_conf c;
     c.isa = isa;
+    c.unit_w = unit_w && p.algorithm == alg::linear;
     c.dt = p.dt;
     c.algorithm = p.algorithm;
     c.fmt = p.fmt;
@@ -365,9 +366,12 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
         // Record: a simd_w*4-byte header (window bases), then index vectors and weights.
         c.rec_bytes = static_cast<int>(w * 4 * (lin ? 5 : 2));
         c.fuse_h = lin && c.k >= 2 && hl.rarely_shared(p);
-        if (lin && c.window && c.flat_c == 1 && !c.fuse_h && p.ctm == coordinate_transformation_mode::half_pixel && c.OW == 2 * c.IW)
+        // unit_w: the runs below blend taps with their own code, which does not take the unit
+        // W step (jit_conf.hpp); only blend_w does.
+        if (lin && c.window && c.flat_c == 1 && !c.fuse_h && !c.unit_w && p.ctm == coordinate_transformation_mode::half_pixel &&
+            c.OW == 2 * c.IW)
             set_up2_run(c, wt);
-        if (lin && c.window && !c.fuse_h && c.up2_groups == 0 && c.ow_full >= 4) set_periodic_run(c, wt);
+        if (lin && c.window && !c.fuse_h && !c.unit_w && c.up2_groups == 0 && c.ow_full >= 4) set_periodic_run(c, wt);
         c.n_slots = lin && !c.fuse_h ? 2 * c.nd : 0;
         const int64_t stage_bytes = c.stage ? c.iw_pad * 4 * (c.fuse_h ? 2 : 1) : 0;
         int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 && c.fuse_h ? 2 : 0)) * c.ow_pad * 4 : 0;
@@ -457,7 +461,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa) {
     // 0.98-1.02x, so those keep rows. W-planes past L1 gave 0.89-1.0x, but seg_8x NCX bf16
     // (128 KiB, rows 2 KiB apart, so a column's rows share two L1 sets) 1.10-1.16x: the
     // columns stop at kColsBudget.
-    c.wplane_cols = lin && c.pass_engine && c.plane_mode && !c.fuse_h && !c.h2_pairs && c.window && c.up2_groups == 0 &&
+    c.wplane_cols = lin && c.pass_engine && c.plane_mode && !c.fuse_h && !c.h2_pairs && !c.unit_w && c.window && c.up2_groups == 0 &&
                     !(c.per_inlane && !c.per_lane_split && c.per_p <= 2) && c.wplane_bytes <= jit_conf::kColsBudget;
     // AVX2 f32 columns with lane windows (jit_conf.hpp, cols_inlane) where every pair vector's
     // lanes fit them. A/B on the dev VM against vpermps columns: c17, c23 and r15to73 NCX

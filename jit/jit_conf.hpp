@@ -102,6 +102,15 @@ struct jit_conf {
     // combines two rows per H (and D) step, in the canonical order.
     bool pass_engine = false;
     int64_t flat_c = 1, row_in = 0, row_out = 0;
+    // Linear NCX whose trailing spatial axes (W, and H if it is 1 -> 1 too) were 1 -> 1 and were
+    // dropped, so the W pass runs along the first axis that is not (a src row of 1 element
+    // would otherwise be a whole vector, and a call, per output element). Each dropped axis's
+    // step is r = 1 * a; r = fma(0, a, r) with both taps on the same element, which is a for
+    // every finite a (-0 included), the default NaN for +-inf and a quiet NaN for a NaN; that
+    // is fma(0, a, a) in one instruction, and applying it again changes nothing. So the W pass
+    // applies it to each tap before its own step (blend_w), and only blend_w blends: the up2
+    // and periodic runs, h2 and W-plane columns are off.
+    bool unit_w = false;
     int64_t ow_full = 0, ow_tail = 0, ow_pad = 0, ow_vecs = 0;
     int64_t iw_full = 0, iw_tail = 0, iw_pad = 0;
     bool window = false;
@@ -258,7 +267,9 @@ struct jit_conf {
     int64_t src_row_bytes = 0, dst_row_bytes = 0;
 };
 
-jit_conf make_jit_conf(const problem &p, cpu_isa isa);
+// unit_w: p is an NCX problem whose trailing unit axes (in == out == 1) were dropped (the
+// view kernels, src/jit_drivers.cpp); see jit_conf::unit_w.
+jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w = false);
 // The cheap parts of make_jit_conf, for dispatch (no table scans): whether the JIT at `isa` can
 // serve p, and whether it runs on the separable pass engine (NCX, or NXC with C < simd_w).
 bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not);

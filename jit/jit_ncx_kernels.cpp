@@ -279,6 +279,13 @@ void jit_ncx_wpass<isa>::store_result(const Address &a, const Vmm &v, int64_t n)
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::blend_w(const Vmm &r, const Vmm &a, const Vmm &b) {
     const int V = simd_w * 4;
+    if (conf_.unit_w) {  // the dropped unit axes' step on each tap, in place (jit_conf::unit_w)
+        static constexpr int32_t kZero[8] = {};
+        for (const Vmm &t : {a, b}) {
+            if constexpr (kEvex) vfmadd231ps(t, t, vmm_zero);
+            else vfmadd231ps(t, t, ptr[rip + pool_vec8(kZero)]);
+        }
+    }
     vmulps(r, a, ptr[tab(3 * V)]);
     vfmadd231ps(r, b, ptr[tab(4 * V)]);
 }
@@ -696,6 +703,7 @@ void jit_ncx_wpass<isa>::generate() {
         vbroadcastss(vmm_wh1, PARG(w1));
     }
     if (c.stage) mov(reg_scr, PARG(scratch));
+    if (kEvex && c.unit_w) vxorps(vmm_zero, vmm_zero, vmm_zero);
     if (c.up2_groups > 0 && !fused_) up2_constants();
     if (c.window && (c.pair_vecs > 0 || c.pair_tail)) {  // tap 1's index (control) step
         mov(reg_tmp.cvt32(), static_cast<uint32_t>(c.flat_c) * window_index_step(c));

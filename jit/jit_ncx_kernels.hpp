@@ -91,6 +91,8 @@ private:
     void up2_group(const Xbyak::Reg64 &from, const Vmm &out0, const Vmm &out1, bool interleave = true);
     void up2_interleave(const Vmm &even, const Vmm &odd, const Vmm &out0, const Vmm &out1);
     const Vmm vmm_q = Vmm(13), vmm_tq = Vmm(15);  // up2 and h2: 0.25 and 0.75 in every lane
+    // conf.unit_w on AVX-512 (16 spare registers there); AVX2 reads zeros from the pool.
+    const Vmm vmm_zero = Vmm(kEvex ? 31 : 0);
 
     // h2 (jit_ncx_h2.cpp): W of src row reg_row for one column block, the H steps of each
     // row pair, down the rows.

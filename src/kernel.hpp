@@ -28,6 +28,9 @@ public:
     virtual std::vector<code_part> parts() const { return {}; }
     // How many functions were generated: parts() must list every one (a test holds it to that).
     virtual size_t generated_functions() const { return 0; }
+    // A kernel that computes its problem as another one over the same bytes (the unit-axis
+    // views, jit_drivers.cpp): that problem, as problem::str() prints it; else empty.
+    virtual std::string runs_as() const { return {}; }
     const uint8_t *code() const {  // the first part, or nullptr for the reference
         const auto p = parts();
         return p.empty() ? nullptr : p.front().code;

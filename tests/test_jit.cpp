@@ -703,6 +703,76 @@ TEST(jit_bitwise, wplane_columns) {
     EXPECT_FALSE(c4.wplane_cols);
 }
 
+// NCX with spatial axes of 1 -> 1 at the end runs as a view (jit_drivers.cpp): every axis
+// unit, as NXC N x 1.. x C; else without the trailing unit axes, the linear W pass taking their
+// step (fma(0, a, a)) on each tap. The step turns +-inf into NaN and keeps -0, so the specials
+// (every other case) tell a view that merely dropped the axes. Both gather spellings, all
+// dtypes, modes and transforms, 1 and 2 threads, and shapes that must not be views.
+TEST(jit_bitwise, ncx_unit_axes_views) {
+    REQUIRE_AVX2();
+    struct restore {
+        int threads = omp_get_max_threads();
+        ~restore() {
+            omp_set_num_threads(threads);
+            set_gather_spelling_for_testing(-1);
+            clear_cache();
+        }
+    } restore;
+    struct shape {
+        std::vector<int64_t> in, out;
+        std::string runs_as;  // a fragment of the view's problem; empty: not a view
+    };
+    const std::vector<shape> shapes = {
+        {{1}, {1}, "NXC 2x1x"},                       // 1-D, every axis unit
+        {{1, 1}, {1, 1}, "NXC 2x1x1x"},                // 2-D, every axis unit
+        {{1, 1, 1}, {1, 1, 1}, "NXC 2x1x1x1x"},
+        {{37, 1}, {9, 1}, "NCX 2x"},                   // H down (fused H step in the W pass)
+        {{9, 1}, {37, 1}, "NCX 2x"},                   // H up (window path)
+        {{61, 1}, {61, 1}, "NCX 2x"},                  // H identity: both taps on the same element
+        {{250, 1}, {500, 1}, "NCX 2x"},                // H 2x: no up2 groups under the unit step
+        {{5, 17, 1}, {7, 3, 1}, "NCX 2x"},             // 3-D -> 2-D
+        {{6, 1, 1}, {11, 1, 1}, "NCX 2x"},             // 3-D -> 1-D: two trailing unit axes
+        {{5, 1, 9}, {3, 1, 13}, ""},                   // a unit H with W not unit: not a view
+        {{1, 7}, {1, 3}, ""},
+        {{4, 1}, {4, 2}, ""},                          // W 1 -> 2: not unit
+    };
+    uint32_t seed = 900;
+    for (int spelling : {0, 1}) {
+        set_gather_spelling_for_testing(spelling);
+        clear_cache();
+        for (int threads : {1, 2}) {
+            omp_set_num_threads(threads);
+            for (const auto &sh : shapes)
+                for (int64_t c : {1, 3, 9})
+                    for (auto m : kModes)
+                        for (auto ct : kCtms)
+                            for (auto t : kTypes) {
+                                const auto d = problem_builder().src(layout(data_format::ncx, 2, c, sh.in)).sizes(sh.out)
+                                                   .fmt(data_format::ncx).mode(m).ctm(ct).dt(t);
+                                ++seed;
+                                ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
+                                    << describe(d) << " spelling " << spelling << " threads " << threads;
+                                const auto k = create_kernel(make_problem(d), cpu_isa::avx2);
+                                if (sh.runs_as.empty()) {
+                                    EXPECT_EQ(k->runs_as(), "") << describe(d);
+                                } else {
+                                    EXPECT_NE(k->runs_as().find(sh.runs_as), std::string::npos) << describe(d) << ": " << k->runs_as();
+                                    EXPECT_EQ(k->name(), make_kernel_name(make_problem(d), cpu_isa::avx2)) << "the view keeps its own name";
+                                }
+                            }
+        }
+    }
+    // The unit step is the W pass's only blend: the runs with their own code stay off.
+    auto up2 = problem_builder().src({1, 2, 250}).sizes({500}).fmt(data_format::ncx).mode(mode::linear);
+    const jit_conf plain = make_jit_conf(make_problem(up2), cpu_isa::avx2), unit = make_jit_conf(make_problem(up2), cpu_isa::avx2, true);
+    EXPECT_GT(plain.up2_groups, 0);
+    EXPECT_TRUE(unit.unit_w);
+    EXPECT_EQ(unit.up2_groups, 0);
+    EXPECT_EQ(unit.per_p, 0);
+    EXPECT_FALSE(unit.wplane_cols);
+    EXPECT_FALSE(make_jit_conf(make_problem(up2.mode(mode::nearest)), cpu_isa::avx2, true).unit_w) << "nearest has no step to take";
+}
+
 // The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both
 // read the same elements, so both must give the reference's bits on every host.
 TEST(jit_bitwise, both_gather_spellings) {

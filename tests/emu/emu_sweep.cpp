@@ -119,6 +119,24 @@ int main(int argc, char **argv) {
                                                      to_string(t) + " tail " + std::to_string(tail) + " threads " +
                                                      std::to_string(threads));
                         }
+    // NCX with trailing spatial axes of 1 -> 1 (the unit-axis views, src/jit_drivers.cpp): the
+    // W pass along H (or D) with the unit step, zmm31 its zero; and every axis unit, as NXC.
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> units = {
+        {{37, 1}, {9, 1}}, {{9, 1}, {37, 1}}, {{5, 17, 1}, {7, 3, 1}}, {{6, 1, 1}, {11, 1, 1}}, {{1, 1}, {1, 1}}};
+    for (const auto &u : units)
+        for (auto m : {mode::nearest, mode::linear})
+            for (auto t : {data_type::f32, data_type::bf16, data_type::f16}) {
+                op_desc d;
+                d.src_dims = {2, 3};
+                d.src_dims.insert(d.src_dims.end(), u.first.begin(), u.first.end());
+                d.sizes = u.second;
+                d.dt = t;
+                d.mode = m;
+                d.format = data_format::ncx;
+                std::string what = std::string("unit axes ") + to_string(m) + " " + to_string(t) + " ";
+                for (auto x : u.first) what += std::to_string(x) + ",";
+                run_case(d, 1, what);
+            }
     std::printf("emu_sweep: %d cases, %d failed, %d f16 tie-bug elements accepted\n", cases, failures, tie_bugs);
     std::printf("%d passed, %d failed\n", cases - failures, failures);
     return failures ? 1 : 0;

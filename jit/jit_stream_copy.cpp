@@ -8,7 +8,7 @@ using namespace Xbyak;
 
 // ymm on every tier: the write-combining buffers fill 64-byte lines from 32-byte NT stores as
 // well as from 64-byte ones, and the copy then needs no opmask or EVEX spelling.
-jit_stream_copy::jit_stream_copy(int64_t bytes) : jit_io(1024, 8), bytes_(bytes) {
+jit_stream_copy::jit_stream_copy(int64_t bytes, bool nt) : jit_io(1024, 8), bytes_(bytes), nt_(nt) {
     if (bytes < 1) throw error(status::runtime_error, "jit: stream copy of an empty row");
 }
 
@@ -78,8 +78,13 @@ void jit_stream_copy::generate() {
     L(l_loop);  // one line per trip
     vmovdqu(va, ptr[reg_src]);
     vmovdqu(vb, ptr[reg_src + 32]);
-    vmovntdq(ptr[reg_dst], va);
-    vmovntdq(ptr[reg_dst + 32], vb);
+    if (nt_) {
+        vmovntdq(ptr[reg_dst], va);
+        vmovntdq(ptr[reg_dst + 32], vb);
+    } else {
+        vmovdqu(ptr[reg_dst], va);
+        vmovdqu(ptr[reg_dst + 32], vb);
+    }
     add(reg_src, 64);
     add(reg_dst, 64);
     dec(reg_n);

@@ -35,6 +35,10 @@ public:
                 stream_ = std::make_unique<jit_stream_copy>(conf_.dst_row_bytes);
                 stream_->generate();
             }
+            if (conf_.copy_rows) {  // not glibc's memcpy (jit_stream_copy.hpp)
+                copy_ = std::make_unique<jit_stream_copy>(conf_.dst_row_bytes, false);
+                copy_->generate();
+            }
             // Nearest pairs: plain stores only (jit_conf.cpp); NT executions write rows singly.
             const bool nearest = p.algorithm == alg::nearest;
             if (conf_.row_pairs) make(pair_kind::chained, pair_, nearest ? nullptr : &pair_nt_);
@@ -56,6 +60,7 @@ public:
         std::vector<code_part> v{part("row", *gen_)};
         if (gen_nt_) v.push_back(part("row_nt", *gen_nt_));
         if (stream_) v.push_back(part("row_stream", *stream_));
+        if (copy_) v.push_back(part("row_copy", *copy_));
         if (pair_) v.push_back(part("row_pair", *pair_));
         if (pair_nt_) v.push_back(part("row_pair_nt", *pair_nt_));
         if (dpair_) v.push_back(part("row_dpair", *dpair_));
@@ -81,6 +86,7 @@ public:
             return tables_.h.lin[oh].same_taps(tables_.h.lin[oh + 1]);
         };
         const auto stream_fn = stream_ && nt_wanted() ? stream_->fn() : nullptr;  // NT-sized for these threads
+        const auto copy_fn = copy_ ? copy_->fn() : nullptr;
         const int64_t flags = exec_flags(src);
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
             jit_args a{};
@@ -156,8 +162,9 @@ public:
                 // Nearest: a row with the previous row's src row is a copy of it, straight from
                 // cache (conf.copy_rows), unless that row went out with NT stores (then it is in
                 // DRAM).
-                if (conf_.copy_rows && !nt && a.src[0] == prev) {
-                    std::memcpy(a.dst, static_cast<const uint8_t *>(a.dst) - conf_.dst_row_bytes, static_cast<size_t>(conf_.dst_row_bytes));
+                if (copy_ && !nt && a.src[0] == prev) {
+                    const jit_copy_args ca{static_cast<const uint8_t *>(a.dst) - conf_.dst_row_bytes, a.dst};
+                    copy_fn(&ca);
                     continue;
                 }
                 prev = a.src[0];
@@ -169,7 +176,7 @@ public:
 private:
     using gen_t = jit_interp_kernel<kIsa>;
     std::unique_ptr<gen_t> gen_, gen_nt_, pair_, pair_nt_, same_, same_nt_, dpair_, dpair_nt_, run_;
-    std::unique_ptr<jit_stream_copy> stream_;
+    std::unique_ptr<jit_stream_copy> stream_, copy_;
 
     void set_row(jit_args &a, int64_t r, const row_id &o, const uint8_t *src, uint8_t *dst) const {
         const problem &p = prob();

@@ -50,6 +50,7 @@ public:
         if (blend_pair_) v.push_back(part((blend + "2").c_str(), *blend_pair_));
         if (blend_pair_nt_) v.push_back(part((blend + "2_nt").c_str(), *blend_pair_nt_));
         if (stream_) v.push_back(part("row_stream", *stream_));
+        if (copy_) v.push_back(part("row_copy", *copy_));
         return v;
     }
 
@@ -114,6 +115,12 @@ private:
             stream_ = std::make_unique<jit_stream_copy>(conf_.dst_row_bytes);
             stream_->generate();
         }
+        // Row mode nearest copies a row that repeats the one before (run_nearest): not with
+        // glibc's memcpy (jit_stream_copy.hpp).
+        if (!lin && !conf_.plane_mode && (p.out[0] > p.in[0] || p.out[1] > p.in[1])) {
+            copy_ = std::make_unique<jit_stream_copy>(conf_.dst_row_bytes, false);
+            copy_->generate();
+        }
         // The final blend: H of two W rows (2-D); H and D of four W rows (3-D); or D of the two
         // fused H results (3-D, fused).
         if (lin && p.k >= 2 && !(fused && p.k == 2)) {
@@ -141,7 +148,7 @@ private:
     std::unique_ptr<wpass_t> wpass_, wpass_nt_, h2_, pair_;
     std::unique_ptr<wrow_t> wrow_;
     std::unique_ptr<vblend_t> blend_final_, blend_final_nt_, blend_pair_, blend_pair_nt_;
-    std::unique_ptr<jit_stream_copy> stream_;
+    std::unique_ptr<jit_stream_copy> stream_, copy_;
 
     // Index of src row (plane, id, ih) among all src rows: its key and its offset / row bytes.
     int64_t src_row(int64_t plane, int64_t id, int64_t ih) const {
@@ -180,8 +187,9 @@ private:
             }
             // The same src row as the row just written: a bit copy, unless that row went out
             // with NT stores (then it is in DRAM, and the W pass from the cached src is cheaper).
-            if (key == prev && !nt) {
-                std::memcpy(out, out - conf_.dst_row_bytes, static_cast<size_t>(conf_.dst_row_bytes));
+            if (key == prev && !nt && copy_) {
+                const jit_copy_args ca{out - conf_.dst_row_bytes, out};
+                copy_->fn()(&ca);
                 continue;
             }
             a.src = src + key * conf_.src_row_bytes;

@@ -386,6 +386,43 @@ TEST(jit_bitwise, non_temporal_nxc_nearest_row_stream) {
     omp_set_num_threads(saved);
 }
 
+// Nearest rows that repeat the row before are copied from it by the generated row copy
+// (jit_stream_copy with plain stores), not glibc's memcpy: rows under 64 bytes (head and tail
+// moves only), rows of 4112 and 8208 bytes (16 past a multiple of 4096, where memcpy ran 25x
+// slower), NXC pixels that are not whole vectors and NCX rows on the pass engine's row mode,
+// H and D upsampling, all dtypes, 1 and 2 threads, guard pages on either edge.
+TEST(jit_bitwise, nearest_row_copies) {
+    REQUIRE_AVX2();
+    const int saved = omp_get_max_threads();
+    struct shape {
+        data_format f;
+        int64_t c;
+        std::vector<int64_t> in, out;
+    };
+    const std::vector<shape> shapes = {
+        {data_format::nxc, 9, {5, 1}, {17, 1}},          // 36-byte f32 rows
+        {data_format::nxc, 54, {15, 38}, {38, 38}},      // 8208-byte f32 rows
+        {data_format::nxc, 21, {3, 5, 7}, {7, 9, 7}},    // D and H up
+        {data_format::ncx, 2, {30, 1028}, {90, 1028}},   // 4112-byte f32 rows, row mode
+        {data_format::ncx, 2, {4, 9, 300}, {9, 20, 300}},
+    };
+    uint32_t seed = 1200;
+    for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        for (const auto &sh : shapes)
+            for (auto t : kTypes) {
+                const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::nearest).dt(t);
+                const auto k = create_kernel(make_problem(d), cpu_isa::avx2);
+                bool copies = false;
+                for (const auto &pt : k->parts()) copies |= pt.role == "row_copy";
+                EXPECT_TRUE(copies) << describe(d) << ": no row copy part";
+                ++seed;
+                ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads;
+            }
+    }
+    omp_set_num_threads(saved);
+}
+
 // NXC nearest with pixels of whole vectors: rows that share a src row come in pairs from the
 // row-pair kernel (H up >= 2x; 3x leaves a single row per src row, regenerated), at 1 and 2
 // threads (a split can fall between the rows of a pair); with NT stores rows go singly; pixels

@@ -34,6 +34,44 @@ std::atomic<int> g_gather_spelling{-1};
 void set_gather_spelling_for_testing(int spelling) { g_gather_spelling.store(spelling); }
 
 namespace {
+// jit_conf::flat: the plane's volume as one flat row of row_in src and row_out dst elements,
+// every other pass-engine path off.
+void set_flat(jit_conf &c, const problem &p, cpu_isa isa) {
+    const int64_t w = c.simd_w;
+    const int spelling = g_gather_spelling.load();
+    c.flat = true;
+    c.flat_c = 1;
+    c.row_in = p.in[0] * p.in[1] * p.in[2];
+    c.row_out = p.out[0] * p.out[1] * p.out[2];
+    c.ow_full = c.row_out / w;
+    c.ow_tail = c.row_out % w;
+    c.ow_pad = (c.row_out + w - 1) / w * w;
+    c.ow_vecs = c.ow_pad / w;
+    c.iw_full = c.row_in / w;
+    c.iw_tail = c.row_in % w;
+    c.iw_pad = (c.row_in + w - 1) / w * w;
+    c.window = c.shuf_windows = c.pair_tail = false;
+    c.pair_vecs = 0;
+    c.gather_by_insert = isa == cpu_isa::avx2 && (spelling < 0 ? host_features().amd : spelling == 1);
+    c.stage = c.esize == 2 && !c.gather_by_insert;
+    c.rec_bytes = static_cast<int>(((1 << c.k) + 2 * c.k) * w * 4);
+    c.up2_first = c.up2_groups = 0;
+    c.per_first = c.per_periods = c.per_step = 0;
+    c.per_p = 0;
+    c.per_pairs = c.per_inlane = c.per_lane_split = false;
+    c.h2_pairs = c.fuse_h = c.plane_mode = c.hvol = c.wplane_cols = c.cols_inlane = false;
+    c.d_pairs = c.h_pairs = c.pairs_nt = c.nearest_row_pairs = false;
+    c.nt_eligible = c.nt_stream = false;
+    c.n_slots = c.n_wplanes = 0;
+    c.wplane_bytes = 0;
+    c.scratch_bytes = c.stage ? c.iw_pad * 4 : 0;
+    c.rows = p.n * p.c;
+    c.src_row_bytes = c.row_in * c.esize;
+    c.dst_row_bytes = c.row_out * c.esize;
+}
+}  // namespace
+
+namespace {
 std::atomic<size_t> g_nt_min_override{0}, g_nt_min_override_more{0};
 
 // {one thread, more}: XINTERP_NT_MIN_BYTES for both where it is set.
@@ -483,6 +521,9 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
     // stores (seg_8x NXC) it was neutral, so executions with NT stores keep single rows.
     const bool row_mode = (c.pass_engine || c.nxc_separable) && !c.plane_mode && !c.fuse_h && !c.h2_pairs;
     if (lin && c.k == 2 && row_mode) c.h_pairs = hl.same * 4 >= p.out[1];
+    if (lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && !c.unit_w && 8 * c.OW <= (c.fuse_h ? 3 : 1) * w &&
+        p.out[0] * p.out[1] * p.out[2] <= jit_conf::kFlatMaxOut && p.in[0] * p.in[1] * p.in[2] <= jit_conf::kFlatMaxIn)
+        set_flat(c, p, isa);
     c.ok = true;
     return c;
 }

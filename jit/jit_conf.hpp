@@ -111,6 +111,19 @@ struct jit_conf {
     // applies it to each tap before its own step (blend_w), and only blend_w blends: the up2
     // and periodic runs, h2 and W-plane columns are off.
     bool unit_w = false;
+    // Linear NCX (k >= 2) whose output rows hold at most simd_w / 2 elements: row by row, each
+    // such row would be a vector with half its lanes or more idle, and a W record, a call or an
+    // H record per row of 1-4 elements (237 x 7 -> 82 x 1 ran at 0.47x oneDNN's speed, 3-D
+    // 41 x 1 x 5 -> 16 x 1 x 1 at 0.22x). Flat instead: one call per plane walks its whole
+    // output volume (OD * OH * OW elements, in order) a vector at a time, and every lane
+    // gathers its own 2^k taps from the plane's src volume, then takes the W steps, the H
+    // steps and the D step with its own weights, in the canonical order. One record per output
+    // vector (rec_bytes): 2^k s32 index vectors, tap (d, h, w) at slot (d * 2 + h) * 2 + w
+    // (flat src elements of the plane), then the W, H and D weights (w0, w1) per lane. Within
+    // kFlatMaxOut outputs and kFlatMaxIn src elements per plane (tables and staging stay
+    // small); no NT stores.
+    bool flat = false;
+    static constexpr int64_t kFlatMaxOut = 8192, kFlatMaxIn = int64_t(1) << 18;
     int64_t ow_full = 0, ow_tail = 0, ow_pad = 0, ow_vecs = 0;
     int64_t iw_full = 0, iw_tail = 0, iw_pad = 0;
     bool window = false;

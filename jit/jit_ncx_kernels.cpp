@@ -684,9 +684,74 @@ void jit_ncx_wpass<isa>::plane_row_step(bool pair) {
     add(reg_row, nearest ? (pair ? 16 : 8) : fused_ ? 24 : static_cast<int>(c.src_row_bytes));
 }
 
+// One output vector (n real lanes) of a flat volume (jit_conf::flat): the W step of each
+// (d, h) tap pair, the H step of each d, the D step, each lane with its own weights. The same
+// instructions per lane as the separable passes (a mul by w0, then an FMA by w1), so the bits
+// are the reference's.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::flat_vector(int64_t n) {
+    const jit_conf &c = conf_;
+    const int V = simd_w * 4, taps = 1 << c.k;
+    const Vmm r[4] = {vmm_r, vmm_rb, Vmm(5), Vmm(6)};  // vmm_wh0 and vmm_wh1 are fused-only
+    auto weight = [&](int axis, int tap) { return ptr[tab((taps + 2 * axis + tap) * V)]; };
+    for (int j = 0; j < taps / 2; ++j) {
+        if (c.gather_by_insert && c.esize == 2) {
+            if constexpr (!kEvex) {  // the insert spelling exists on AVX2 only
+                const Xmm xa(vmm_a.getIdx()), xb(vmm_b.getIdx());
+                gather_words(reg_src, xa, 2 * j * V);
+                gather_words(reg_src, xb, (2 * j + 1) * V);
+                widen_words(c.dt, vmm_a, xa);
+                widen_words(c.dt, vmm_b, xb);
+            }
+        } else {
+            gather(reg_src, vmm_a, 2 * j * V, true);
+            gather(reg_src, vmm_b, (2 * j + 1) * V, true);
+        }
+        vmulps(r[j], vmm_a, weight(0, 0));
+        vfmadd231ps(r[j], vmm_b, weight(0, 1));
+    }
+    for (int j = 0; j < taps / 4; ++j) {
+        vmulps(r[2 * j], r[2 * j], weight(1, 0));
+        vfmadd231ps(r[2 * j], r[2 * j + 1], weight(1, 1));
+    }
+    if (c.k == 3) {
+        vmulps(r[0], r[0], weight(2, 0));
+        vfmadd231ps(r[0], r[2], weight(2, 1));
+    }
+    store_result(ptr[out()], r[0], n);
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::generate_flat() {
+    const jit_conf &c = conf_;
+    mov(reg_src, PARG(src));
+    mov(reg_dst, PARG(dst));
+    mov(reg_tab, PARG(tab));
+    if (c.stage) {  // 16-bit, gather instructions: the src volume widened into scratch first
+        mov(reg_scr, PARG(scratch));
+        stage_row(reg_src, 0);
+    }
+    if (c.ow_full > 0) {
+        Label l_vec;
+        mov(reg_cnt, c.ow_full);
+        L(l_vec); {
+            flat_vector(simd_w);
+            add(reg_tab, c.rec_bytes);
+            add(reg_dst, simd_w * c.esize);
+            dec(reg_cnt);
+            jnz(l_vec, T_NEAR);
+        }
+    }
+    if (c.ow_tail > 0) flat_vector(c.ow_tail);
+    vzeroupper();
+    ret();
+    finish_code();
+}
+
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::generate() {
     if (h2_) return generate_h2();
+    if (conf_.flat) return generate_flat();
     const jit_conf &c = conf_;
     if (fused_) push(reg_src_b);  // callee-saved
     if (plane_) {

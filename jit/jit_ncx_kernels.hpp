@@ -106,6 +106,9 @@ private:
     static constexpr bool h2_split(data_type dt) { return !kEvex && dt == data_type::bf16; }
     const Xbyak::Reg64 reg_hrow = r12, reg_hout = r13, reg_grp = r14, reg_pairs = r15;
     void row();  // the W pass of the row at reg_src into reg_dst (advances reg_dst, reg_tab)
+    // conf.flat: one plane's output volume from its src volume at reg_src, record by record.
+    void generate_flat();
+    void flat_vector(int64_t n);
     // conf.wplane_cols: the W-plane of jit_pass_args::rows src rows from reg_src into reg_dst,
     // column by column: up to two vectors' records in registers (kColRegs), then down the rows.
     void plane_columns();

@@ -197,7 +197,24 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     const axis_table w = make_axis(p, 2);
     const bool lin = p.algorithm == alg::linear;
     if (lin && p.dt == data_type::bf16) set_bf16_clean_bounds(t, w);
-    if (!c.pass_engine) {
+    if (c.flat) {  // jit_conf::flat: per output vector, 2^k index vectors, then W, H, D weights
+        const int64_t sw = c.simd_w, taps = int64_t(1) << c.k, oh_n = p.out[1], ow_n = p.out[2];
+        const size_t V = static_cast<size_t>(sw) * 4;
+        t.wtab.assign(static_cast<size_t>(c.ow_vecs * c.rec_bytes), 0);  // tail lanes: element 0, weights 0
+        for (int64_t f = 0; f < c.row_out; ++f) {
+            const size_t rec = static_cast<size_t>(f / sw * c.rec_bytes), l = static_cast<size_t>(f % sw);
+            const linear_tap &tw = w.lin[f % ow_n], &th = t.h.lin[f / ow_n % oh_n], &td = t.d.lin[f / (ow_n * oh_n)];
+            for (int64_t j = 0; j < taps; ++j) {
+                const int64_t d = j & 4 ? td.i1 : td.i0, h = j & 2 ? th.i1 : th.i0, x = j & 1 ? tw.i1 : tw.i0;
+                put<int32_t>(t.wtab, rec + static_cast<size_t>(j) * V + 4 * l, static_cast<int32_t>((d * p.in[1] + h) * p.in[2] + x));
+            }
+            const linear_tap *axes[3] = {&tw, &th, &td};
+            for (int a = 0; a < c.k; ++a) {
+                put<float>(t.wtab, rec + static_cast<size_t>(taps + 2 * a) * V + 4 * l, axes[a]->w0);
+                put<float>(t.wtab, rec + static_cast<size_t>(taps + 2 * a + 1) * V + 4 * l, axes[a]->w1);
+            }
+        }
+    } else if (!c.pass_engine) {
         const int64_t px = c.C * c.esize;
         t.wtab.assign(static_cast<size_t>(c.OW * c.wtab_stride), 0);
         for (int64_t o = 0; o < c.OW; ++o) {

@@ -38,6 +38,7 @@ public:
 
     std::vector<code_part> parts() const override {
         if (h2_) return {part("whpass", *wpass_), part("h2", *h2_)};
+        if (conf_.flat) return {part("flat", *wpass_)};
         const bool fused = conf_.fuse_h;
         const bool plane = conf_.plane_mode;
         const std::string w = fused ? "whpass" : plane ? "wplane" : "wpass";
@@ -58,7 +59,9 @@ public:
         if (prob().empty()) return;
         const exec_ctx x{static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), use_nt(dst), exec_flags(src)};
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
-            if (h2_)
+            if (conf_.flat)
+                run_flat(r0, r1, x, scratch);
+            else if (h2_)
                 run_h2(r0, r1, x);
             else if (prob().algorithm == alg::nearest)
                 run_nearest(r0, r1, x, scratch);
@@ -85,6 +88,11 @@ private:
     };
 
     void generate_parts(const problem &p) {
+        if (conf_.flat) {  // one call per plane, the whole output volume (jit_conf::flat)
+            wpass_ = std::make_unique<wpass_t>(conf_, true);
+            wpass_->generate();
+            return;
+        }
         if (conf_.h2_pairs) {  // the row pairs, and the fused W+H pass for the other rows
             h2_ = std::make_unique<wpass_t>(conf_, true, false, false, false, true);
             h2_->generate();
@@ -283,6 +291,20 @@ private:
             a.rows = n;
             fn(&a);
         });
+    }
+
+    // jit_conf::flat: rows are planes; one call makes a plane's whole output volume.
+    void run_flat(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
+        jit_pass_args a{};
+        a.tab = tables_.wtab.data();
+        a.scratch = scratch;
+        a.flags = x.flags;
+        const auto fn = wpass_->fn();
+        for (int64_t r = r0; r < r1; ++r) {
+            a.src = x.src + r * conf_.src_row_bytes;
+            a.dst = x.dst + r * conf_.dst_row_bytes;
+            fn(&a);
+        }
     }
 
     // Per-thread scratch past the staged src rows (jit_conf: one, or two when fused), where

@@ -810,6 +810,58 @@ TEST(jit_bitwise, ncx_unit_axes_views) {
     EXPECT_FALSE(make_jit_conf(make_problem(up2.mode(mode::nearest)), cpu_isa::avx2, true).unit_w) << "nearest has no step to take";
 }
 
+// NCX linear with outputs of 1-3 columns walks each plane's whole output volume flat, every
+// lane gathering its own taps (jit_conf::flat): 2-D and 3-D, H down (fused rows, up to 3
+// columns) and up (1 column), volumes that end in a tail vector, all dtypes and transforms,
+// specials every other case, both gather spellings (16-bit: staged or read in place), 1 and
+// 2 threads; and the shapes that keep rows.
+TEST(jit_bitwise, ncx_flat_volumes) {
+    REQUIRE_AVX2();
+    struct restore {
+        int threads = omp_get_max_threads();
+        ~restore() {
+            omp_set_num_threads(threads);
+            set_gather_spelling_for_testing(-1);
+            clear_cache();
+        }
+    } restore;
+    struct shape {
+        std::vector<int64_t> in, out;
+        bool flat;
+    };
+    const std::vector<shape> shapes = {
+        {{37, 7}, {9, 1}, true},           // H down: fused rows of 1
+        {{41, 5}, {13, 3}, true},          // fused rows of 3, 39 outputs: a tail of 7
+        {{9, 3}, {37, 1}, true},           // H up, 1 column
+        {{7, 2}, {3, 2}, true},            // 6 outputs: the tail alone
+        {{6, 5, 4}, {3, 7, 2}, false},     // 3-D, H up with 2 columns: rows stay
+        {{41, 9, 5}, {16, 3, 1}, true},    // 3-D, 48 outputs
+        {{5, 30, 2}, {7, 12, 1}, true},
+        {{9, 3}, {37, 2}, false},          // H up with 2 columns: rows stay
+        {{41, 20}, {13, 4}, false},        // fused rows of 4: rows stay
+    };
+    uint32_t seed = 1500;
+    for (int spelling : {0, 1}) {
+        set_gather_spelling_for_testing(spelling);
+        clear_cache();
+        for (int threads : {1, 2}) {
+            omp_set_num_threads(threads);
+            for (const auto &sh : shapes)
+                for (int64_t c : {1, 3})
+                    for (auto ct : kCtms)
+                        for (auto t : kTypes) {
+                            const auto d = problem_builder().src(layout(data_format::ncx, 2, c, sh.in)).sizes(sh.out)
+                                               .fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
+                            const jit_conf cf = make_jit_conf(make_problem(d), cpu_isa::avx2);
+                            EXPECT_EQ(cf.flat, sh.flat) << describe(d) << " fused " << cf.fuse_h;
+                            ++seed;
+                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
+                                << describe(d) << " spelling " << spelling << " threads " << threads;
+                        }
+        }
+    }
+}
+
 // The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both
 // read the same elements, so both must give the reference's bits on every host.
 TEST(jit_bitwise, both_gather_spellings) {

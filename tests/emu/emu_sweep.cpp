@@ -122,7 +122,9 @@ int main(int argc, char **argv) {
     // NCX with trailing spatial axes of 1 -> 1 (the unit-axis views, src/jit_drivers.cpp): the
     // W pass along H (or D) with the unit step, zmm31 its zero; and every axis unit, as NXC.
     const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> units = {
-        {{37, 1}, {9, 1}}, {{9, 1}, {37, 1}}, {{5, 17, 1}, {7, 3, 1}}, {{6, 1, 1}, {11, 1, 1}}, {{1, 1}, {1, 1}}};
+        {{37, 1}, {9, 1}}, {{9, 1}, {37, 1}}, {{5, 17, 1}, {7, 3, 1}}, {{6, 1, 1}, {11, 1, 1}}, {{1, 1}, {1, 1}},
+        // and flat volumes (jit_conf::flat; AVX-512: fused rows up to 6 columns, others 2)
+        {{37, 7}, {9, 1}}, {{41, 13}, {13, 5}}, {{9, 3}, {37, 2}}, {{41, 9, 5}, {16, 3, 1}}};
     for (const auto &u : units)
         for (auto m : {mode::nearest, mode::linear})
             for (auto t : {data_type::f32, data_type::bf16, data_type::f16}) {
@@ -133,7 +135,7 @@ int main(int argc, char **argv) {
                 d.dt = t;
                 d.mode = m;
                 d.format = data_format::ncx;
-                std::string what = std::string("unit axes ") + to_string(m) + " " + to_string(t) + " ";
+                std::string what = std::string("unit axes / flat ") + to_string(m) + " " + to_string(t) + " ";
                 for (auto x : u.first) what += std::to_string(x) + ",";
                 run_case(d, 1, what);
             }

@@ -1,0 +1,119 @@
+// Random shapes against oneDNN, same process, alternating: the suite's shapes are the ones we
+// tuned for, so this looks for the ones we did not. Per shape (1-3 spatial dims, C 1-299, src
+// dims up to 4000 / 400 / 64 per axis by rank, each axis scaled by 0.1-8x, 4 KB to 48 MB of
+// src + dst) every mode x layout in f32, each case's median ratio (oneDNN time / xinterp
+// time), then the geometric mean, the count below 1 and the slowest cases. A fixed seed picks
+// the shapes, so a run is reproducible up to the VM's noise.
+//   bench_sweep [--shapes N] [--seed S] [--threads N] [--reps N] [--warmup-ms N] [--show K]
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_util.hpp"
+#include "cases.hpp"
+#include "dnnl_peer.hpp"
+#include "xinterp/xinterp.hpp"
+
+using namespace xinterp;
+
+namespace {
+
+struct result {
+    double ratio, x_us, d_us;
+    std::string what;
+};
+
+std::string dims(const std::vector<int64_t> &v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
+    return s;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    xbench::run_flags f(9);
+    f.warmup_ms = 20;
+    int shapes = 150, show = 12;
+    unsigned seed = 7;
+    for (int i = 1; i < argc; ++i) {
+        if (f.parse(argc, argv, i)) continue;
+        const std::string a = argv[i];
+        auto next = [&] { return i + 1 < argc ? std::atoi(argv[++i]) : -1; };
+        if (a == "--shapes") shapes = next();
+        else if (a == "--seed") seed = static_cast<unsigned>(next());
+        else if (a == "--show") show = next();
+        else {
+            std::fprintf(stderr, "usage: bench_sweep [--shapes N] [--seed S] [--threads N] [--reps N] [--warmup-ms N] [--show K]\n");
+            return 2;
+        }
+    }
+    if (!f.valid() || shapes < 1 || show < 0) {
+        std::fprintf(stderr, "bench_sweep: --shapes, --threads and --reps must be at least 1, --warmup-ms and --show at least 0\n");
+        return 2;
+    }
+#ifndef XINTERP_HAVE_DNNL
+    std::printf("# bench_sweep: SKIPPED, oneDNN peer not built (libdnnl-dev was not found at configure time)\n");
+    return 0;
+#else
+    omp_set_num_threads(f.threads);
+    std::printf("# %d random shapes (seed %u) x {nearest, linear} x {NCX, NXC}, f32, threads=%d reps=%d warmup=%d ms;\n"
+                "# ratio = oneDNN time / xinterp time (medians)\n",
+                shapes, seed, f.threads, f.reps, f.warmup_ms);
+    std::mt19937 rng(seed);
+    auto uniform = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
+    std::vector<result> all;
+    for (int made = 0; made < shapes;) {
+        xbench::shape_case c;
+        const int k = 1 + static_cast<int>(rng() % 3);
+        c.n = 1;
+        c.c = static_cast<int64_t>(std::exp(uniform(0, std::log(300))));
+        for (int i = 0; i < k; ++i) {
+            const int64_t in = static_cast<int64_t>(std::exp(uniform(0, std::log(k == 3 ? 64 : k == 2 ? 400 : 4000))));
+            c.in.push_back(in);
+            c.out.push_back(std::max<int64_t>(1, static_cast<int64_t>(in * std::exp(uniform(std::log(0.1), std::log(8))))));
+        }
+        double si = 4.0 * c.c, so = 4.0 * c.c;
+        for (int i = 0; i < k; ++i) si *= c.in[i], so *= c.out[i];
+        if (si + so > 48e6 || si + so < 4e3) continue;
+        ++made;
+        for (bool linear : {false, true})
+            for (bool ncx : {true, false}) {
+                const op_desc d = xbench::make_desc(c, linear, ncx, data_type::f32);
+                primitive_desc pd(d);
+                primitive prim(pd);
+                xbench::abuf src(pd.src_bytes()), dst(pd.dst_bytes()), dst2(pd.dst_bytes());
+                xbench::fill_normal(4, false, src.data(), src.size() / 4);
+                xbench::dnnl_peer peer(c, ncx, linear, data_type::f32, src.data(), dst2.data());
+                if (!peer.ok) continue;
+                std::vector<double> tx, td;
+                auto round = [&](bool keep) {
+                    const double a = xbench::time_us([&] { prim.execute(src.data(), dst.data()); });
+                    const double b = xbench::time_us([&] { peer.run(); });
+                    if (keep) tx.push_back(a), td.push_back(b);
+                };
+                xbench::warm_up(f.warmup_ms, [&] { round(false); });
+                for (int r = 0; r < f.reps; ++r) round(true);
+                const double x = xbench::median(tx), o = xbench::median(td);
+                all.push_back({o / x, x, o,
+                               std::string(linear ? "linear " : "nearest ") + (ncx ? "NCX " : "NXC ") + "C=" + std::to_string(c.c) +
+                                   " " + dims(c.in) + " -> " + dims(c.out) + "  " + pd.kernel_name()});
+            }
+    }
+    double logs = 0;
+    int below = 0;
+    for (const auto &r : all) logs += std::log(r.ratio), below += r.ratio < 1.0;
+    std::sort(all.begin(), all.end(), [](const result &a, const result &b) { return a.ratio < b.ratio; });
+    std::printf("# geomean oneDNN/xinterp: %.2fx over %zu cases; %d below 1.0x; median %.2fx\n", std::exp(logs / all.size()),
+                all.size(), below, all[all.size() / 2].ratio);
+    std::printf("# the %d slowest against oneDNN:\n", std::min<int>(show, static_cast<int>(all.size())));
+    for (int i = 0; i < show && i < static_cast<int>(all.size()); ++i)
+        std::printf("%6.2fx  xinterp %9.1f us  oneDNN %9.1f us  %s\n", all[i].ratio, all[i].x_us, all[i].d_us, all[i].what.c_str());
+    return 0;
+#endif
+}

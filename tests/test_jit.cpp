@@ -87,6 +87,30 @@ int64_t check_case(const op_desc &d, uint32_t seed, bool guard_at_end, bool spec
     return bad;
 }
 
+// Puts back the OpenMP thread count and the gather spelling (and clears the cache, whose key
+// has no spelling) when a test that changes them ends, a failed assertion included.
+struct threads_and_spelling_restore {
+    int threads = omp_get_max_threads();
+    ~threads_and_spelling_restore() {
+        omp_set_num_threads(threads);
+        set_gather_spelling_for_testing(-1);
+        clear_cache();
+    }
+};
+
+// body(spelling, threads) under both gather spellings (the cache cleared for each) at 1 and
+// 2 threads; the caller holds a threads_and_spelling_restore.
+void for_spellings_and_threads(const std::function<void(int, int)> &body) {
+    for (int spelling : {0, 1}) {
+        set_gather_spelling_for_testing(spelling);
+        clear_cache();
+        for (int threads : {1, 2}) {
+            omp_set_num_threads(threads);
+            body(spelling, threads);
+        }
+    }
+}
+
 std::vector<int64_t> layout(data_format f, int64_t n, int64_t c, const std::vector<int64_t> &sp) {
     std::vector<int64_t> v{n};
     if (f == data_format::ncx) v.push_back(c);
@@ -747,14 +771,7 @@ TEST(jit_bitwise, wplane_columns) {
 // dtypes, modes and transforms, 1 and 2 threads, and shapes that must not be views.
 TEST(jit_bitwise, ncx_unit_axes_views) {
     REQUIRE_AVX2();
-    struct restore {
-        int threads = omp_get_max_threads();
-        ~restore() {
-            omp_set_num_threads(threads);
-            set_gather_spelling_for_testing(-1);
-            clear_cache();
-        }
-    } restore;
+    const threads_and_spelling_restore restore;
     struct shape {
         std::vector<int64_t> in, out;
         std::string runs_as;  // a fragment of the view's problem; empty: not a view
@@ -774,31 +791,26 @@ TEST(jit_bitwise, ncx_unit_axes_views) {
         {{4, 1}, {4, 2}, ""},                          // W 1 -> 2: not unit
     };
     uint32_t seed = 900;
-    for (int spelling : {0, 1}) {
-        set_gather_spelling_for_testing(spelling);
-        clear_cache();
-        for (int threads : {1, 2}) {
-            omp_set_num_threads(threads);
-            for (const auto &sh : shapes)
-                for (int64_t c : {1, 3, 9})
-                    for (auto m : kModes)
-                        for (auto ct : kCtms)
-                            for (auto t : kTypes) {
-                                const auto d = problem_builder().src(layout(data_format::ncx, 2, c, sh.in)).sizes(sh.out)
-                                                   .fmt(data_format::ncx).mode(m).ctm(ct).dt(t);
-                                ++seed;
-                                ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
-                                    << describe(d) << " spelling " << spelling << " threads " << threads;
-                                const auto k = create_kernel(make_problem(d), cpu_isa::avx2);
-                                if (sh.runs_as.empty()) {
-                                    EXPECT_EQ(k->runs_as(), "") << describe(d);
-                                } else {
-                                    EXPECT_NE(k->runs_as().find(sh.runs_as), std::string::npos) << describe(d) << ": " << k->runs_as();
-                                    EXPECT_EQ(k->name(), make_kernel_name(make_problem(d), cpu_isa::avx2)) << "the view keeps its own name";
-                                }
+    for_spellings_and_threads([&](int spelling, int threads) {
+        for (const auto &sh : shapes)
+            for (int64_t c : {1, 3, 9})
+                for (auto m : kModes)
+                    for (auto ct : kCtms)
+                        for (auto t : kTypes) {
+                            const auto d = problem_builder().src(layout(data_format::ncx, 2, c, sh.in)).sizes(sh.out)
+                                               .fmt(data_format::ncx).mode(m).ctm(ct).dt(t);
+                            ++seed;
+                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
+                                << describe(d) << " spelling " << spelling << " threads " << threads;
+                            const auto k = create_kernel(make_problem(d), cpu_isa::avx2);
+                            if (sh.runs_as.empty()) {
+                                EXPECT_EQ(k->runs_as(), "") << describe(d);
+                            } else {
+                                EXPECT_NE(k->runs_as().find(sh.runs_as), std::string::npos) << describe(d) << ": " << k->runs_as();
+                                EXPECT_EQ(k->name(), make_kernel_name(make_problem(d), cpu_isa::avx2)) << "the view keeps its own name";
                             }
-        }
-    }
+                        }
+    });
     // The unit step is the W pass's only blend: the runs with their own code stay off.
     auto up2 = problem_builder().src({1, 2, 250}).sizes({500}).fmt(data_format::ncx).mode(mode::linear);
     const jit_conf plain = make_jit_conf(make_problem(up2), cpu_isa::avx2), unit = make_jit_conf(make_problem(up2), cpu_isa::avx2, true);
@@ -817,14 +829,7 @@ TEST(jit_bitwise, ncx_unit_axes_views) {
 // 2 threads; and the shapes that keep rows.
 TEST(jit_bitwise, ncx_flat_volumes) {
     REQUIRE_AVX2();
-    struct restore {
-        int threads = omp_get_max_threads();
-        ~restore() {
-            omp_set_num_threads(threads);
-            set_gather_spelling_for_testing(-1);
-            clear_cache();
-        }
-    } restore;
+    const threads_and_spelling_restore restore;
     struct shape {
         std::vector<int64_t> in, out;
         bool flat;
@@ -841,25 +846,20 @@ TEST(jit_bitwise, ncx_flat_volumes) {
         {{41, 20}, {13, 4}, false},        // fused rows of 4: rows stay
     };
     uint32_t seed = 1500;
-    for (int spelling : {0, 1}) {
-        set_gather_spelling_for_testing(spelling);
-        clear_cache();
-        for (int threads : {1, 2}) {
-            omp_set_num_threads(threads);
-            for (const auto &sh : shapes)
-                for (int64_t c : {1, 3})
-                    for (auto ct : kCtms)
-                        for (auto t : kTypes) {
-                            const auto d = problem_builder().src(layout(data_format::ncx, 2, c, sh.in)).sizes(sh.out)
-                                               .fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
-                            const jit_conf cf = make_jit_conf(make_problem(d), cpu_isa::avx2);
-                            EXPECT_EQ(cf.flat, sh.flat) << describe(d) << " fused " << cf.fuse_h;
-                            ++seed;
-                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
-                                << describe(d) << " spelling " << spelling << " threads " << threads;
-                        }
-        }
-    }
+    for_spellings_and_threads([&](int spelling, int threads) {
+        for (const auto &sh : shapes)
+            for (int64_t c : {1, 3})
+                for (auto ct : kCtms)
+                    for (auto t : kTypes) {
+                        const auto d = problem_builder().src(layout(data_format::ncx, 2, c, sh.in)).sizes(sh.out)
+                                           .fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
+                        const jit_conf cf = make_jit_conf(make_problem(d), cpu_isa::avx2);
+                        EXPECT_EQ(cf.flat, sh.flat) << describe(d) << " fused " << cf.fuse_h;
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
+                            << describe(d) << " spelling " << spelling << " threads " << threads;
+                    }
+    });
 }
 
 // The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both

@@ -69,9 +69,7 @@ void set_flat(jit_conf &c, const problem &p, cpu_isa isa) {
     c.src_row_bytes = c.row_in * c.esize;
     c.dst_row_bytes = c.row_out * c.esize;
 }
-}  // namespace
 
-namespace {
 std::atomic<size_t> g_nt_min_override{0}, g_nt_min_override_more{0};
 
 // {one thread, more}: XINTERP_NT_MIN_BYTES for both where it is set.

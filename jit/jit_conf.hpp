@@ -111,17 +111,20 @@ struct jit_conf {
     // applies it to each tap before its own step (blend_w), and only blend_w blends: the up2
     // and periodic runs, h2 and W-plane columns are off.
     bool unit_w = false;
-    // Linear NCX (k >= 2) whose output rows hold at most simd_w / 2 elements: row by row, each
-    // such row would be a vector with half its lanes or more idle, and a W record, a call or an
-    // H record per row of 1-4 elements (237 x 7 -> 82 x 1 ran at 0.47x oneDNN's speed, 3-D
-    // 41 x 1 x 5 -> 16 x 1 x 1 at 0.22x). Flat instead: one call per plane walks its whole
-    // output volume (OD * OH * OW elements, in order) a vector at a time, and every lane
-    // gathers its own 2^k taps from the plane's src volume, then takes the W steps, the H
-    // steps and the D step with its own weights, in the canonical order. One record per output
-    // vector (rec_bytes): 2^k s32 index vectors, tap (d, h, w) at slot (d * 2 + h) * 2 + w
-    // (flat src elements of the plane), then the W, H and D weights (w0, w1) per lane. Within
-    // kFlatMaxOut outputs and kFlatMaxIn src elements per plane (tables and staging stay
-    // small); no NT stores.
+    // Linear NCX (k >= 2) with output rows of 1 element, or of up to 3 where the H step is
+    // fused (3 * simd_w / 8 and simd_w / 8 in general): row by row, each such row is a vector
+    // with 5-7 of 8 lanes idle, plus a W record and a call or an H record (237 x 7 -> 82 x 1
+    // ran at 0.47x oneDNN's speed, 3-D 41 x 1 x 5 -> 16 x 1 x 1 at 0.22x). Where rows share W
+    // steps (4 columns and up, or 2 and up with H upsampling) the rows cost less than the
+    // gathers below (8 x 3 -> 300 x 2: 4.9 us by rows, 11.9 us flat; 56 x 56 -> 7 x 7: 19
+    // against 33 us; on AVX-512 the rule is scaled, not measured). Flat: one call per plane
+    // walks its whole output volume (OD * OH * OW elements, in order) a vector at a time, and
+    // every lane gathers its own 2^k taps from the plane's src volume, then takes the W steps,
+    // the H steps and the D step with its own weights, in the canonical order. One record per
+    // output vector (rec_bytes): 2^k s32 index vectors, tap (d, h, w) at slot
+    // (d * 2 + h) * 2 + w (flat src elements of the plane), then the W, H and D weights
+    // (w0, w1) per lane. Within kFlatMaxOut outputs and kFlatMaxIn src elements per plane
+    // (tables and staging stay small); no NT stores.
     bool flat = false;
     static constexpr int64_t kFlatMaxOut = 8192, kFlatMaxIn = int64_t(1) << 18;
     int64_t ow_full = 0, ow_tail = 0, ow_pad = 0, ow_vecs = 0;

@@ -34,15 +34,16 @@ std::atomic<int> g_gather_spelling{-1};
 void set_gather_spelling_for_testing(int spelling) { g_gather_spelling.store(spelling); }
 
 namespace {
-// jit_conf::flat: the plane's volume as one flat row of row_in src and row_out dst elements,
+// jit_conf::flat (and wplane_flat_conf): a flat row of row_in src and row_out dst elements,
 // every other pass-engine path off.
-void set_flat(jit_conf &c, const problem &p, cpu_isa isa) {
+void set_flat(jit_conf &c, const problem &p, cpu_isa isa, int64_t row_in, int64_t row_out) {
     const int64_t w = c.simd_w;
     const int spelling = g_gather_spelling.load();
     c.flat = true;
+    c.flat_w = false;
     c.flat_c = 1;
-    c.row_in = p.in[0] * p.in[1] * p.in[2];
-    c.row_out = p.out[0] * p.out[1] * p.out[2];
+    c.row_in = row_in;
+    c.row_out = row_out;
     c.ow_full = c.row_out / w;
     c.ow_tail = c.row_out % w;
     c.ow_pad = (c.row_out + w - 1) / w * w;
@@ -521,9 +522,20 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
     if (lin && c.k == 2 && row_mode) c.h_pairs = hl.same * 4 >= p.out[1];
     if (lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && !c.unit_w && 8 * c.OW <= (c.fuse_h ? 3 : 1) * w &&
         p.out[0] * p.out[1] * p.out[2] <= jit_conf::kFlatMaxOut && p.in[0] * p.in[1] * p.in[2] <= jit_conf::kFlatMaxIn)
-        set_flat(c, p, isa);
+        set_flat(c, p, isa, p.in[0] * p.in[1] * p.in[2], p.out[0] * p.out[1] * p.out[2]);
+    // Flat W-planes (jit_conf::flat_w).
+    if (lin && c.pass_engine && !c.flat && !c.unit_w && c.flat_c == 1 && c.plane_mode && !c.fuse_h && !c.h2_pairs && !c.window &&
+        !c.stage && c.ow_vecs == 1 && p.in[1] * c.OW <= jit_conf::kFlatMaxIn)
+        c.flat_w = true;
     c.ok = true;
     return c;
+}
+
+jit_conf wplane_flat_conf(const jit_conf &c, const problem &p) {
+    jit_conf f = c;
+    f.k = 1;  // one axis: W
+    set_flat(f, p, c.isa, p.in[1] * p.in[2], p.in[1] * p.out[2]);
+    return f;
 }
 
 }  // namespace xinterp

@@ -127,6 +127,14 @@ struct jit_conf {
     // (tables and staging stay small); no NT stores.
     bool flat = false;
     static constexpr int64_t kFlatMaxOut = 8192, kFlatMaxIn = int64_t(1) << 18;
+    // NCX linear W-planes on the gather path with rows of at most one vector (plane mode, W
+    // not upsampled enough for windows, rows < simd_w elements): the W pass makes the plane
+    // flat, IH * OW outputs a vector at a time (wplane_flat_conf: a flat pass of one axis,
+    // its records in jit_tables::wplane_tab), instead of a whole vector per src row with
+    // OW lanes used. The blends then read W-plane rows OW elements apart (hrows), not
+    // ow_pad: a row's vector load takes the next rows' elements in its idle lanes, and stores
+    // only OW. Not where 16-bit rows are staged (the stage is one row).
+    bool flat_w = false;
     int64_t ow_full = 0, ow_tail = 0, ow_pad = 0, ow_vecs = 0;
     int64_t iw_full = 0, iw_tail = 0, iw_pad = 0;
     bool window = false;
@@ -283,6 +291,8 @@ struct jit_conf {
     int64_t src_row_bytes = 0, dst_row_bytes = 0;
 };
 
+// jit_conf::flat_w: the conf of the W pass that makes a flat W-plane (one D slice of p).
+jit_conf wplane_flat_conf(const jit_conf &c, const problem &p);
 // unit_w: p is an NCX problem whose trailing unit axes (in == out == 1) were dropped (the
 // view kernels, src/jit_drivers.cpp); see jit_conf::unit_w.
 jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w = false);

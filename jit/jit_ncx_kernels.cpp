@@ -737,7 +737,7 @@ void jit_ncx_wpass<isa>::generate_flat() {
         L(l_vec); {
             flat_vector(simd_w);
             add(reg_tab, c.rec_bytes);
-            add(reg_dst, simd_w * c.esize);
+            add(reg_dst, simd_w * (final_ ? c.esize : 4));
             dec(reg_cnt);
             jnz(l_vec, T_NEAR);
         }

@@ -143,7 +143,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             second = pair;
         }
     } else if (c.plane_mode) {
-        const int64_t pitch = c.fuse_h || c.h2_pairs ? c.src_row_bytes : c.ow_pad * 4;
+        const int64_t pitch = c.fuse_h || c.h2_pairs ? c.src_row_bytes : (c.flat_w ? c.OW : c.ow_pad) * 4;
         t.hrows.assign(static_cast<size_t>(p.out[1] * 24), 0);
         for (int64_t oh = 0; oh < p.out[1]; ++oh) {
             const size_t at = static_cast<size_t>(oh * 24);
@@ -197,6 +197,20 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     const axis_table w = make_axis(p, 2);
     const bool lin = p.algorithm == alg::linear;
     if (lin && p.dt == data_type::bf16) set_bf16_clean_bounds(t, w);
+    if (c.flat_w) {  // jit_conf::flat_w: per output vector, the 2 index vectors, then w0, w1
+        const int64_t sw = c.simd_w, n = p.in[1] * c.OW;
+        const size_t V = static_cast<size_t>(sw) * 4, rec_bytes = 4 * V;
+        t.wplane_tab.assign(static_cast<size_t>((n + sw - 1) / sw) * rec_bytes, 0);  // tail lanes: element 0, weights 0
+        for (int64_t f = 0; f < n; ++f) {
+            const size_t rec = static_cast<size_t>(f / sw) * rec_bytes, l = static_cast<size_t>(f % sw);
+            const linear_tap &tw = w.lin[f % c.OW];
+            const int64_t row = f / c.OW * p.in[2];
+            put<int32_t>(t.wplane_tab, rec + 4 * l, static_cast<int32_t>(row + tw.i0));
+            put<int32_t>(t.wplane_tab, rec + V + 4 * l, static_cast<int32_t>(row + tw.i1));
+            put<float>(t.wplane_tab, rec + 2 * V + 4 * l, tw.w0);
+            put<float>(t.wplane_tab, rec + 3 * V + 4 * l, tw.w1);
+        }
+    }
     if (c.flat) {  // jit_conf::flat: per output vector, 2^k index vectors, then W, H, D weights
         const int64_t sw = c.simd_w, taps = int64_t(1) << c.k, oh_n = p.out[1], ow_n = p.out[2];
         const size_t V = static_cast<size_t>(sw) * 4;

@@ -59,6 +59,9 @@ struct jit_tables {
     // {s64 i0 * wplane_bytes + oh * pitch, s64 i1 * wplane_bytes + oh * pitch, f32 w0, f32 w1}
     // with the D taps and weights, the H-plane's row pitch being ow_pad * 4 bytes.
     table_bytes drows;
+    // jit_conf::flat_w: the flat W-plane pass's records (as the flat ones in wtab, k = 1):
+    // output f = ih * OW + ow of a D slice takes src elements ih * IW + i0(ow), ih * IW + i1(ow).
+    table_bytes wplane_tab;
     // D pairs (jit_conf::d_pairs): 1 where od starts a pair with od + 1 (same D taps), chosen
     // greedily from od = 0, so an od is never both a start and a second.
     table_bytes d_pair_start;

@@ -107,6 +107,10 @@ private:
         if (conf_.nxc_separable) {  // the NXC row kernel makes the W-step rows
             wrow_ = std::make_unique<wrow_t>(conf_, false, true);
             wrow_->generate();
+        } else if (conf_.flat_w) {  // the W-plane flat, from its own conf (jit_conf::flat_w)
+            wconf_ = wplane_flat_conf(conf_, p);
+            wpass_ = std::make_unique<wpass_t>(wconf_, false);
+            wpass_->generate();
         } else {
             wpass_ = std::make_unique<wpass_t>(conf_, wpass_is_final, false, fused, conf_.plane_mode);
             wpass_->generate();
@@ -153,6 +157,7 @@ private:
         }
     }
 
+    jit_conf wconf_;  // flat_w: the W pass's conf, which its generator keeps a reference to
     std::unique_ptr<wpass_t> wpass_, wpass_nt_, h2_, pair_;
     std::unique_ptr<wrow_t> wrow_;
     std::unique_ptr<vblend_t> blend_final_, blend_final_nt_, blend_pair_, blend_pair_nt_;
@@ -370,7 +375,7 @@ private:
         int64_t key[2] = {-1, -1};
         uint64_t stamp[2] = {0, 0}, clock = 0;
         jit_pass_args wa{};
-        wa.tab = tables_.wtab.data();
+        wa.tab = conf_.flat_w ? tables_.wplane_tab.data() : tables_.wtab.data();
         wa.scratch = stage;
         wa.rows = hplanes ? p.out[1] : p.in[1];
         wa.rtab = tables_.hrows.data();  // H-planes: each row's src rows and H weights

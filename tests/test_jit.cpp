@@ -862,6 +862,36 @@ TEST(jit_bitwise, ncx_flat_volumes) {
     });
 }
 
+// NCX linear W-planes on the gather path with rows of one vector or less are made flat
+// (jit_conf::flat_w), the blends reading rows OW elements apart: 2-D and 3-D, OW from 1 to 8,
+// W up and down, planes whose flat length ends in a tail, all dtypes (16-bit flat only with
+// the insert spelling: the gather instructions stage one row) and transforms, specials every
+// other case, both spellings, 1 and 2 threads.
+TEST(jit_bitwise, ncx_flat_wplanes) {
+    REQUIRE_AVX2();
+    const threads_and_spelling_restore restore;
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
+        {{23, 2}, {41, 3}}, {{30, 3}, {60, 3}}, {{9, 5}, {17, 7}}, {{12, 7}, {19, 8}},
+        {{33, 6}, {40, 1}}, {{7, 4}, {15, 2}}, {{3, 20, 6}, {5, 30, 8}}, {{4, 9, 3}, {3, 13, 5}},
+    };
+    uint32_t seed = 1800;
+    for_spellings_and_threads([&](int spelling, int threads) {
+        for (const auto &sh : shapes)
+            for (int64_t c : {1, 3})
+                for (auto ct : kCtms)
+                    for (auto t : kTypes) {
+                        const auto d = problem_builder().src(layout(data_format::ncx, 2, c, sh.first)).sizes(sh.second)
+                                           .fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
+                        const jit_conf cf = make_jit_conf(make_problem(d), cpu_isa::avx2);
+                        EXPECT_EQ(cf.flat_w, !cf.flat && (t == data_type::f32 || spelling == 1))
+                            << describe(d) << " plane " << cf.plane_mode << " fused " << cf.fuse_h << " window " << cf.window;
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
+                            << describe(d) << " spelling " << spelling << " threads " << threads;
+                    }
+    });
+}
+
 // The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both
 // read the same elements, so both must give the reference's bits on every host.
 TEST(jit_bitwise, both_gather_spellings) {

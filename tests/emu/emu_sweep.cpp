@@ -124,7 +124,9 @@ int main(int argc, char **argv) {
     const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> units = {
         {{37, 1}, {9, 1}}, {{9, 1}, {37, 1}}, {{5, 17, 1}, {7, 3, 1}}, {{6, 1, 1}, {11, 1, 1}}, {{1, 1}, {1, 1}},
         // and flat volumes (jit_conf::flat; AVX-512: fused rows up to 6 columns, others 2)
-        {{37, 7}, {9, 1}}, {{41, 13}, {13, 5}}, {{9, 3}, {37, 2}}, {{41, 9, 5}, {16, 3, 1}}};
+        {{37, 7}, {9, 1}}, {{41, 13}, {13, 5}}, {{9, 3}, {37, 2}}, {{41, 9, 5}, {16, 3, 1}},
+        // and flat W-planes (jit_conf::flat_w; AVX-512: f32 only, 16-bit rows are staged)
+        {{23, 2}, {41, 3}}, {{3, 20, 6}, {5, 30, 8}}};
     for (const auto &u : units)
         for (auto m : {mode::nearest, mode::linear})
             for (auto t : {data_type::f32, data_type::bf16, data_type::f16}) {

@@ -41,7 +41,7 @@ public:
         if (conf_.flat) return {part("flat", *wpass_)};
         const bool fused = conf_.fuse_h;
         const bool plane = conf_.plane_mode;
-        const std::string w = fused ? "whpass" : plane ? "wplane" : "wpass";
+        const std::string w = fused ? "whpass" : conf_.flat_w ? "wplane_flat" : plane ? "wplane" : "wpass";
         std::vector<code_part> v{wrow_ ? part("wrow", *wrow_) : part(w.c_str(), *wpass_)};
         if (wpass_nt_) v.push_back(part((w + "_nt").c_str(), *wpass_nt_));
         if (pair_) v.push_back(part((w + "_pair").c_str(), *pair_));

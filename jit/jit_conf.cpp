@@ -17,43 +17,45 @@ namespace xinterp {
 namespace {
 int simd_w_of(cpu_isa isa) { return isa >= cpu_isa::avx512_core ? 16 : 8; }
 
-// Rows as flat runs of W * flat_c elements, in vectors of simd_w lanes.
-void set_flat_rows(jit_conf &c, int64_t flat_c) {
-    const int64_t w = c.simd_w;
-    c.flat_c = flat_c;
-    c.row_in = c.IW * flat_c;
-    c.row_out = c.OW * flat_c;
-    c.ow_full = c.row_out / w;
-    c.ow_tail = c.row_out % w;
-    c.ow_pad = (c.row_out + w - 1) / w * w;
-    c.ow_vecs = c.ow_pad / w;
-}
 std::atomic<int> g_gather_spelling{-1};
-}  // namespace
 
-void set_gather_spelling_for_testing(int spelling) { g_gather_spelling.store(spelling); }
+// Rows of row_in src and row_out dst elements, in vectors of simd_w lanes.
+void set_row_lengths(jit_conf &c, int64_t row_in, int64_t row_out) {
+    const int64_t w = c.simd_w;
+    c.row_in = row_in;
+    c.row_out = row_out;
+    c.ow_full = row_out / w;
+    c.ow_tail = row_out % w;
+    c.ow_pad = (row_out + w - 1) / w * w;
+    c.ow_vecs = c.ow_pad / w;
+    c.iw_full = row_in / w;
+    c.iw_tail = row_in % w;
+    c.iw_pad = (row_in + w - 1) / w * w;
+}
 
-namespace {
+// Rows as flat runs of W * flat_c elements.
+void set_flat_rows(jit_conf &c, int64_t flat_c) {
+    c.flat_c = flat_c;
+    set_row_lengths(c, c.IW * flat_c, c.OW * flat_c);
+}
+
+// How a gather is spelled where no window serves (jit_conf::gather_by_insert).
+bool insert_spelling(cpu_isa isa) {
+    const int spelling = g_gather_spelling.load();
+    return isa == cpu_isa::avx2 && (spelling < 0 ? host_features().amd : spelling == 1);
+}
+
 // jit_conf::flat (and wplane_flat_conf): a flat row of row_in src and row_out dst elements,
 // every other pass-engine path off.
-void set_flat(jit_conf &c, const problem &p, cpu_isa isa, int64_t row_in, int64_t row_out) {
+void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     const int64_t w = c.simd_w;
-    const int spelling = g_gather_spelling.load();
     c.flat = true;
     c.flat_w = false;
     c.flat_c = 1;
-    c.row_in = row_in;
-    c.row_out = row_out;
-    c.ow_full = c.row_out / w;
-    c.ow_tail = c.row_out % w;
-    c.ow_pad = (c.row_out + w - 1) / w * w;
-    c.ow_vecs = c.ow_pad / w;
-    c.iw_full = c.row_in / w;
-    c.iw_tail = c.row_in % w;
-    c.iw_pad = (c.row_in + w - 1) / w * w;
+    set_row_lengths(c, row_in, row_out);
     c.window = c.shuf_windows = c.pair_tail = false;
     c.pair_vecs = 0;
-    c.gather_by_insert = isa == cpu_isa::avx2 && (spelling < 0 ? host_features().amd : spelling == 1);
+    c.gather_by_insert = insert_spelling(c.isa);
     c.stage = c.esize == 2 && !c.gather_by_insert;
     c.rec_bytes = static_cast<int>(((1 << c.k) + 2 * c.k) * w * 4);
     c.up2_first = c.up2_groups = 0;
@@ -84,6 +86,8 @@ std::pair<size_t, size_t> nt_min_default() {
     return {static_cast<size_t>(one), static_cast<size_t>(more)};
 }
 }  // namespace
+
+void set_gather_spelling_for_testing(int spelling) { g_gather_spelling.store(spelling); }
 
 size_t nt_min_bytes(int threads) {
     if (const size_t o = g_nt_min_override.load()) return threads > 1 ? g_nt_min_override_more.load() : o;
@@ -346,9 +350,6 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
         }
     } else {
         set_flat_rows(c, p.fmt == data_format::ncx ? 1 : c.C);
-        c.iw_full = c.row_in / w;
-        c.iw_tail = c.row_in % w;
-        c.iw_pad = (c.row_in + w - 1) / w * w;
         // The window path needs each vector's i0 (and i1) within simd_w consecutive elements.
         c.window = c.row_in >= w;
         const axis_table wt = make_axis(p, 2);  // the W taps, shared by the scans below
@@ -383,8 +384,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
         }
         if (!c.window) c.pair_vecs = 0, c.pair_tail = false;
         c.shuf_windows = lin && c.window && c.esize == 2 && w == 8;
-        const int spelling = g_gather_spelling.load();
-        c.gather_by_insert = isa == cpu_isa::avx2 && !c.window && (spelling < 0 ? host_features().amd : spelling == 1);
+        c.gather_by_insert = !c.window && insert_spelling(isa);
         // Taps are neighbours wherever i0 < IW - 1, and i0 never falls as o grows: the pairs end
         // at the first output clamped to the last column, found by bisection.
         if (lin && c.gather_by_insert && c.flat_c == 1 && c.IW >= 2) {
@@ -522,7 +522,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
     if (lin && c.k == 2 && row_mode) c.h_pairs = hl.same * 4 >= p.out[1];
     if (lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && !c.unit_w && 8 * c.OW <= (c.fuse_h ? 3 : 1) * w &&
         p.out[0] * p.out[1] * p.out[2] <= jit_conf::kFlatMaxOut && p.in[0] * p.in[1] * p.in[2] <= jit_conf::kFlatMaxIn)
-        set_flat(c, p, isa, p.in[0] * p.in[1] * p.in[2], p.out[0] * p.out[1] * p.out[2]);
+        set_flat(c, p, p.in[0] * p.in[1] * p.in[2], p.out[0] * p.out[1] * p.out[2]);
     // Flat W-planes (jit_conf::flat_w).
     if (lin && c.pass_engine && !c.flat && !c.unit_w && c.flat_c == 1 && c.plane_mode && !c.fuse_h && !c.h2_pairs && !c.window &&
         !c.stage && c.ow_vecs == 1 && p.in[1] * c.OW <= jit_conf::kFlatMaxIn)
@@ -534,7 +534,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
 jit_conf wplane_flat_conf(const jit_conf &c, const problem &p) {
     jit_conf f = c;
     f.k = 1;  // one axis: W
-    set_flat(f, p, c.isa, p.in[1] * p.in[2], p.in[1] * p.out[2]);
+    set_flat(f, p, p.in[1] * p.in[2], p.in[1] * p.out[2]);
     return f;
 }
 

@@ -252,19 +252,30 @@ void jit_ncx_wpass<isa>::linear_w(const Reg64 &row, const Vmm &r, bool pairs) {
         select(vmm_a, vmm_idx, vmm_a);
         load_idx(2 * V);
         select(vmm_b, vmm_idx, vmm_b);
-    } else if (c.gather_by_insert && c.esize == 2) {
-        if constexpr (!kEvex) {  // the insert spelling exists on AVX2 only
-            const Xmm xa(vmm_a.getIdx()), xb(vmm_b.getIdx());
-            gather_words(row, xa, V);
-            gather_words(row, xb, 2 * V);
-            widen_words(c.dt, vmm_a, xa);
-            widen_words(c.dt, vmm_b, xb);
-        }
     } else {
-        gather(row, vmm_a, V, true);
-        gather(row, vmm_b, 2 * V, true);
+        gather_taps(row, V);
     }
     blend_w(r, vmm_a, vmm_b);
+}
+
+// The gather path's two taps of every lane into vmm_a and vmm_b as f32, from the record's
+// index vectors at idx_off and idx_off + simd_w * 4: gathers, or (16-bit, insert spelling)
+// the words read in place and widened.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::gather_taps(const Reg64 &row, int idx_off) {
+    const int V = simd_w * 4;
+    if (conf_.gather_by_insert && conf_.esize == 2) {
+        if constexpr (!kEvex) {  // the insert spelling exists on AVX2 only
+            const Xmm xa(vmm_a.getIdx()), xb(vmm_b.getIdx());
+            gather_words(row, xa, idx_off);
+            gather_words(row, xb, idx_off + V);
+            widen_words(conf_.dt, vmm_a, xa);
+            widen_words(conf_.dt, vmm_b, xb);
+        }
+    } else {
+        gather(row, vmm_a, idx_off, true);
+        gather(row, vmm_b, idx_off + V, true);
+    }
 }
 
 // One result vector (n real lanes): dt with exact tails for the final output, else the whole
@@ -695,18 +706,7 @@ void jit_ncx_wpass<isa>::flat_vector(int64_t n) {
     const Vmm r[4] = {vmm_r, vmm_rb, Vmm(5), Vmm(6)};  // vmm_wh0 and vmm_wh1 are fused-only
     auto weight = [&](int axis, int tap) { return ptr[tab((taps + 2 * axis + tap) * V)]; };
     for (int j = 0; j < taps / 2; ++j) {
-        if (c.gather_by_insert && c.esize == 2) {
-            if constexpr (!kEvex) {  // the insert spelling exists on AVX2 only
-                const Xmm xa(vmm_a.getIdx()), xb(vmm_b.getIdx());
-                gather_words(reg_src, xa, 2 * j * V);
-                gather_words(reg_src, xb, (2 * j + 1) * V);
-                widen_words(c.dt, vmm_a, xa);
-                widen_words(c.dt, vmm_b, xb);
-            }
-        } else {
-            gather(reg_src, vmm_a, 2 * j * V, true);
-            gather(reg_src, vmm_b, (2 * j + 1) * V, true);
-        }
+        gather_taps(reg_src, 2 * j * V);
         vmulps(r[j], vmm_a, weight(0, 0));
         vfmadd231ps(r[j], vmm_b, weight(0, 1));
     }

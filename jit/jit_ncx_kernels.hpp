@@ -53,6 +53,7 @@ private:
     void stage_row(const Xbyak::Reg64 &row, int64_t off);
     void gather(const Xbyak::Reg64 &row, const Vmm &v, int idx_off, bool as_float);
     void gather_words(const Xbyak::Reg64 &row, const Xbyak::Xmm &x, int idx_off);
+    void gather_taps(const Xbyak::Reg64 &row, int idx_off);  // both taps, into vmm_a and vmm_b
     // conf.pair_vecs: both taps per lane with one load; row_b (fused) shares the index reads.
     void gather_pairs(const Xbyak::Reg64 &row, const Xbyak::Reg64 *row_b);
     static constexpr int kPairRegs[2][4] = {{kT0, kT1, kT2, kT3}, {11, 12, 13, 15}};  // free of the above

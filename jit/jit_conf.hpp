@@ -130,7 +130,7 @@ struct jit_conf {
     // NCX linear W-planes on the gather path with rows of at most one vector (plane mode, W
     // not upsampled enough for windows, rows < simd_w elements): the W pass makes the plane
     // flat, IH * OW outputs a vector at a time (wplane_flat_conf: a flat pass of one axis,
-    // its records in jit_tables::wplane_tab), instead of a whole vector per src row with
+    // its records in jit_tables::wtab), instead of a whole vector per src row with
     // OW lanes used. The blends then read W-plane rows OW elements apart (hrows), not
     // ow_pad: a row's vector load takes the next rows' elements in its idle lanes, and stores
     // only OW. Not where 16-bit rows are staged (the stage is one row).

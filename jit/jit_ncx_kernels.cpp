@@ -297,8 +297,14 @@ void jit_ncx_wpass<isa>::blend_w(const Vmm &r, const Vmm &a, const Vmm &b) {
             else vfmadd231ps(t, t, ptr[rip + pool_vec8(kZero)]);
         }
     }
-    vmulps(r, a, ptr[tab(3 * V)]);
-    vfmadd231ps(r, b, ptr[tab(4 * V)]);
+    step(r, a, ptr[tab(3 * V)], b, ptr[tab(4 * V)]);
+}
+
+// One 1-D step of the canonical order: r = a * w0; r = fma(b, w1, r).
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::step(const Vmm &r, const Vmm &a, const Operand &w0, const Vmm &b, const Operand &w1) {
+    vmulps(r, a, w0);
+    vfmadd231ps(r, b, w1);
 }
 
 // One output vector (n real lanes). Fused: the W steps of both H taps, then the H step
@@ -707,17 +713,10 @@ void jit_ncx_wpass<isa>::flat_vector(int64_t n) {
     auto weight = [&](int axis, int tap) { return ptr[tab((taps + 2 * axis + tap) * V)]; };
     for (int j = 0; j < taps / 2; ++j) {
         gather_taps(reg_src, 2 * j * V);
-        vmulps(r[j], vmm_a, weight(0, 0));
-        vfmadd231ps(r[j], vmm_b, weight(0, 1));
+        step(r[j], vmm_a, weight(0, 0), vmm_b, weight(0, 1));
     }
-    for (int j = 0; j < taps / 4; ++j) {
-        vmulps(r[2 * j], r[2 * j], weight(1, 0));
-        vfmadd231ps(r[2 * j], r[2 * j + 1], weight(1, 1));
-    }
-    if (c.k == 3) {
-        vmulps(r[0], r[0], weight(2, 0));
-        vfmadd231ps(r[0], r[2], weight(2, 1));
-    }
+    for (int j = 0; j < taps / 4; ++j) step(r[2 * j], r[2 * j], weight(1, 0), r[2 * j + 1], weight(1, 1));
+    if (c.k == 3) step(r[0], r[0], weight(2, 0), r[2], weight(2, 1));
     store_result(ptr[out()], r[0], n);
 }
 

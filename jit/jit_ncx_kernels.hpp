@@ -71,6 +71,7 @@ private:
     void plane_row_step(bool pair);  // plane mode: past the row (pair) just made, in dst and rtab
     void linear_w(const Xbyak::Reg64 &row, const Vmm &r, bool pairs);
     void blend_w(const Vmm &r, const Vmm &a, const Vmm &b);
+    void step(const Vmm &r, const Vmm &a, const Xbyak::Operand &w0, const Vmm &b, const Xbyak::Operand &w1);
     void vector(int64_t n, bool pairs = false);
     void store_result(const Xbyak::Address &a, const Vmm &v, int64_t n);
     // conf.up2_groups groups of two vectors from the first up2 vector on, no table read (not

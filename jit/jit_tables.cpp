@@ -125,6 +125,18 @@ void put(table_bytes &v, size_t at, T x) {
     std::memcpy(v.data() + at, &x, sizeof(T));
 }
 
+// Output f's lane of a flat record (jit_conf::flat and flat_w; rec_bytes per simd_w outputs):
+// 2^n_axes s32 src indices idx[j] in slots j, then w0 and w1 of each axis, W first.
+void put_flat_lane(table_bytes &t, const jit_conf &c, int64_t rec_bytes, int64_t f, const int64_t *idx,
+                   const linear_tap *const *axes, int n_axes) {
+    const size_t V = static_cast<size_t>(c.simd_w) * 4, rec = static_cast<size_t>(f / c.simd_w * rec_bytes),
+                 l = static_cast<size_t>(f % c.simd_w), taps = size_t(1) << n_axes;
+    for (size_t j = 0; j < taps; ++j) put<int32_t>(t, rec + j * V + 4 * l, static_cast<int32_t>(idx[j]));
+    for (size_t a = 0; a < static_cast<size_t>(n_axes); ++a) {
+        put<float>(t, rec + (taps + 2 * a) * V + 4 * l, axes[a]->w0);
+        put<float>(t, rec + (taps + 2 * a + 1) * V + 4 * l, axes[a]->w1);
+    }
+}
 }  // namespace
 
 jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
@@ -197,36 +209,27 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     const axis_table w = make_axis(p, 2);
     const bool lin = p.algorithm == alg::linear;
     if (lin && p.dt == data_type::bf16) set_bf16_clean_bounds(t, w);
-    if (c.flat_w) {  // jit_conf::flat_w: per output vector, the 2 index vectors, then w0, w1
-        const int64_t sw = c.simd_w, n = p.in[1] * c.OW;
-        const size_t V = static_cast<size_t>(sw) * 4, rec_bytes = 4 * V;
-        t.wplane_tab.assign(static_cast<size_t>((n + sw - 1) / sw) * rec_bytes, 0);  // tail lanes: element 0, weights 0
-        for (int64_t f = 0; f < n; ++f) {
-            const size_t rec = static_cast<size_t>(f / sw) * rec_bytes, l = static_cast<size_t>(f % sw);
-            const linear_tap &tw = w.lin[f % c.OW];
-            const int64_t row = f / c.OW * p.in[2];
-            put<int32_t>(t.wplane_tab, rec + 4 * l, static_cast<int32_t>(row + tw.i0));
-            put<int32_t>(t.wplane_tab, rec + V + 4 * l, static_cast<int32_t>(row + tw.i1));
-            put<float>(t.wplane_tab, rec + 2 * V + 4 * l, tw.w0);
-            put<float>(t.wplane_tab, rec + 3 * V + 4 * l, tw.w1);
-        }
-    }
     if (c.flat) {  // jit_conf::flat: per output vector, 2^k index vectors, then W, H, D weights
-        const int64_t sw = c.simd_w, taps = int64_t(1) << c.k, oh_n = p.out[1], ow_n = p.out[2];
-        const size_t V = static_cast<size_t>(sw) * 4;
+        const int64_t taps = int64_t(1) << c.k, oh_n = p.out[1], ow_n = p.out[2];
         t.wtab.assign(static_cast<size_t>(c.ow_vecs * c.rec_bytes), 0);  // tail lanes: element 0, weights 0
         for (int64_t f = 0; f < c.row_out; ++f) {
-            const size_t rec = static_cast<size_t>(f / sw * c.rec_bytes), l = static_cast<size_t>(f % sw);
             const linear_tap &tw = w.lin[f % ow_n], &th = t.h.lin[f / ow_n % oh_n], &td = t.d.lin[f / (ow_n * oh_n)];
+            int64_t idx[8];
             for (int64_t j = 0; j < taps; ++j) {
                 const int64_t d = j & 4 ? td.i1 : td.i0, h = j & 2 ? th.i1 : th.i0, x = j & 1 ? tw.i1 : tw.i0;
-                put<int32_t>(t.wtab, rec + static_cast<size_t>(j) * V + 4 * l, static_cast<int32_t>((d * p.in[1] + h) * p.in[2] + x));
+                idx[j] = (d * p.in[1] + h) * p.in[2] + x;
             }
             const linear_tap *axes[3] = {&tw, &th, &td};
-            for (int a = 0; a < c.k; ++a) {
-                put<float>(t.wtab, rec + static_cast<size_t>(taps + 2 * a) * V + 4 * l, axes[a]->w0);
-                put<float>(t.wtab, rec + static_cast<size_t>(taps + 2 * a + 1) * V + 4 * l, axes[a]->w1);
-            }
+            put_flat_lane(t.wtab, c, c.rec_bytes, f, idx, axes, c.k);
+        }
+    } else if (c.flat_w) {  // jit_conf::flat_w: the W-plane's records, as wplane_flat_conf's (k = 1)
+        const int64_t n = p.in[1] * c.OW, rec_bytes = 4 * c.simd_w * 4;
+        t.wtab.assign(static_cast<size_t>((n + c.simd_w - 1) / c.simd_w * rec_bytes), 0);
+        for (int64_t f = 0; f < n; ++f) {
+            const linear_tap &tw = w.lin[f % c.OW];
+            const int64_t row = f / c.OW * p.in[2], idx[2] = {row + tw.i0, row + tw.i1};
+            const linear_tap *axes[1] = {&tw};
+            put_flat_lane(t.wtab, c, rec_bytes, f, idx, axes, 1);
         }
     } else if (!c.pass_engine) {
         const int64_t px = c.C * c.esize;

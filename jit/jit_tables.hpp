@@ -21,6 +21,11 @@ namespace xinterp {
 //               (gather); for AVX2 16-bit nearest windows, a vpshufb byte control instead
 //     linear only: [2V, 3V) s32 ib[simd_w], [3V, 4V) f32 w0[simd_w], [4V, 5V) f32 w1[simd_w]
 //   Padding lanes of the tail vector point at a valid element with weight 0.
+// - flat passes (jit_conf::flat, and flat_w's W-plane pass): one record per output vector,
+//   2^k s32 index vectors (src elements of the plane's volume; tap (d, h, w) at slot
+//   (d * 2 + h) * 2 + w), then w0 and w1 per lane for each axis, W first. flat_w's records
+//   are k = 1 over a D slice: output ih * OW + ow takes ih * IW + i0(ow) and ih * IW + i1(ow).
+//   Tail lanes read element 0 with weights 0.
 // H and D are read by the driver, which passes row pointers and weights per call.
 struct axis_table {
     std::vector<linear_tap> lin;   // linear
@@ -59,9 +64,6 @@ struct jit_tables {
     // {s64 i0 * wplane_bytes + oh * pitch, s64 i1 * wplane_bytes + oh * pitch, f32 w0, f32 w1}
     // with the D taps and weights, the H-plane's row pitch being ow_pad * 4 bytes.
     table_bytes drows;
-    // jit_conf::flat_w: the flat W-plane pass's records (as the flat ones in wtab, k = 1):
-    // output f = ih * OW + ow of a D slice takes src elements ih * IW + i0(ow), ih * IW + i1(ow).
-    table_bytes wplane_tab;
     // D pairs (jit_conf::d_pairs): 1 where od starts a pair with od + 1 (same D taps), chosen
     // greedily from od = 0, so an od is never both a start and a second.
     table_bytes d_pair_start;

@@ -375,7 +375,7 @@ private:
         int64_t key[2] = {-1, -1};
         uint64_t stamp[2] = {0, 0}, clock = 0;
         jit_pass_args wa{};
-        wa.tab = conf_.flat_w ? tables_.wplane_tab.data() : tables_.wtab.data();
+        wa.tab = tables_.wtab.data();
         wa.scratch = stage;
         wa.rows = hplanes ? p.out[1] : p.in[1];
         wa.rtab = tables_.hrows.data();  // H-planes: each row's src rows and H weights

@@ -822,6 +822,29 @@ TEST(jit_bitwise, ncx_unit_axes_views) {
     EXPECT_FALSE(make_jit_conf(make_problem(up2.mode(mode::nearest)), cpu_isa::avx2, true).unit_w) << "nearest has no step to take";
 }
 
+// Every NCX linear case of the spatial shapes (in, out) at N = 2, C = 1 and 3, both
+// transforms and all dtypes, under both gather spellings at 1 and 2 threads: expect(desc,
+// AVX2 conf, shape index, spelling) checks the conf, then the case must give the reference's
+// bits (specials every other case, guard pages on alternating edges).
+namespace {
+void sweep_ncx_linear(const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> &shapes, uint32_t seed,
+                      const std::function<void(const op_desc &, const jit_conf &, size_t, int)> &expect) {
+    for_spellings_and_threads([&](int spelling, int threads) {
+        for (size_t i = 0; i < shapes.size(); ++i)
+            for (int64_t c : {1, 3})
+                for (auto ct : kCtms)
+                    for (auto t : kTypes) {
+                        const op_desc d = problem_builder().src(layout(data_format::ncx, 2, c, shapes[i].first)).sizes(shapes[i].second)
+                                              .fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
+                        expect(d, make_jit_conf(make_problem(d), cpu_isa::avx2), i, spelling);
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
+                            << describe(d) << " spelling " << spelling << " threads " << threads;
+                    }
+    });
+}
+}  // namespace
+
 // NCX linear with outputs of 1-3 columns walks each plane's whole output volume flat, every
 // lane gathering its own taps (jit_conf::flat): 2-D and 3-D, H down (fused rows, up to 3
 // columns) and up (1 column), volumes that end in a tail vector, all dtypes and transforms,
@@ -845,20 +868,10 @@ TEST(jit_bitwise, ncx_flat_volumes) {
         {{9, 3}, {37, 2}, false},          // H up with 2 columns: rows stay
         {{41, 20}, {13, 4}, false},        // fused rows of 4: rows stay
     };
-    uint32_t seed = 1500;
-    for_spellings_and_threads([&](int spelling, int threads) {
-        for (const auto &sh : shapes)
-            for (int64_t c : {1, 3})
-                for (auto ct : kCtms)
-                    for (auto t : kTypes) {
-                        const auto d = problem_builder().src(layout(data_format::ncx, 2, c, sh.in)).sizes(sh.out)
-                                           .fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
-                        const jit_conf cf = make_jit_conf(make_problem(d), cpu_isa::avx2);
-                        EXPECT_EQ(cf.flat, sh.flat) << describe(d) << " fused " << cf.fuse_h;
-                        ++seed;
-                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
-                            << describe(d) << " spelling " << spelling << " threads " << threads;
-                    }
+    std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> spatial;
+    for (const auto &sh : shapes) spatial.push_back({sh.in, sh.out});
+    sweep_ncx_linear(spatial, 1500, [&](const op_desc &d, const jit_conf &cf, size_t i, int) {
+        EXPECT_EQ(cf.flat, shapes[i].flat) << describe(d) << " fused " << cf.fuse_h;
     });
 }
 
@@ -874,21 +887,9 @@ TEST(jit_bitwise, ncx_flat_wplanes) {
         {{23, 2}, {41, 3}}, {{30, 3}, {60, 3}}, {{9, 5}, {17, 7}}, {{12, 7}, {19, 8}},
         {{33, 6}, {40, 1}}, {{7, 4}, {15, 2}}, {{3, 20, 6}, {5, 30, 8}}, {{4, 9, 3}, {3, 13, 5}},
     };
-    uint32_t seed = 1800;
-    for_spellings_and_threads([&](int spelling, int threads) {
-        for (const auto &sh : shapes)
-            for (int64_t c : {1, 3})
-                for (auto ct : kCtms)
-                    for (auto t : kTypes) {
-                        const auto d = problem_builder().src(layout(data_format::ncx, 2, c, sh.first)).sizes(sh.second)
-                                           .fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
-                        const jit_conf cf = make_jit_conf(make_problem(d), cpu_isa::avx2);
-                        EXPECT_EQ(cf.flat_w, !cf.flat && (t == data_type::f32 || spelling == 1))
-                            << describe(d) << " plane " << cf.plane_mode << " fused " << cf.fuse_h << " window " << cf.window;
-                        ++seed;
-                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
-                            << describe(d) << " spelling " << spelling << " threads " << threads;
-                    }
+    sweep_ncx_linear(shapes, 1800, [&](const op_desc &d, const jit_conf &cf, size_t, int spelling) {
+        EXPECT_EQ(cf.flat_w, !cf.flat && (d.dt == data_type::f32 || spelling == 1))
+            << describe(d) << " plane " << cf.plane_mode << " fused " << cf.fuse_h << " window " << cf.window;
     });
 }
 

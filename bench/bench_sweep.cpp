@@ -34,6 +34,32 @@ std::string dims(const std::vector<int64_t> &v) {
     return s;
 }
 
+// "C=212,35x33x24,5x49x14" -> a case; false (with a message) on anything else.
+bool parse_shape(const std::string &a, xbench::shape_case &c) {
+    auto list = [](const std::string &t, std::vector<int64_t> &v) {
+        size_t i = 0;
+        while (i < t.size()) {
+            size_t end = t.find('x', i);
+            if (end == std::string::npos) end = t.size();
+            char *stop = nullptr;
+            const std::string tok = t.substr(i, end - i);
+            const long long x = std::strtoll(tok.c_str(), &stop, 10);
+            if (tok.empty() || *stop || x < 1) return false;
+            v.push_back(x);
+            i = end + 1;
+        }
+        return !v.empty() && v.size() <= 3;
+    };
+    const size_t p1 = a.find(','), p2 = p1 == std::string::npos ? p1 : a.find(',', p1 + 1);
+    c.n = 1;
+    char *stop = nullptr;
+    const std::string cs = a.substr(0, p1);
+    if (p2 == std::string::npos || cs.rfind("C=", 0) != 0) return false;
+    c.c = std::strtoll(cs.c_str() + 2, &stop, 10);
+    return *stop == 0 && c.c >= 1 && list(a.substr(p1 + 1, p2 - p1 - 1), c.in) && list(a.substr(p2 + 1), c.out) &&
+           c.in.size() == c.out.size();
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -41,6 +67,7 @@ int main(int argc, char **argv) {
     f.warmup_ms = 20;
     int shapes = 150, show = 12;
     unsigned seed = 7;
+    std::string one;
     for (int i = 1; i < argc; ++i) {
         if (f.parse(argc, argv, i)) continue;
         const std::string a = argv[i];
@@ -48,8 +75,9 @@ int main(int argc, char **argv) {
         if (a == "--shapes") shapes = next();
         else if (a == "--seed") seed = static_cast<unsigned>(next());
         else if (a == "--show") show = next();
+        else if (a == "--shape" && i + 1 < argc) one = argv[++i];
         else {
-            std::fprintf(stderr, "usage: bench_sweep [--shapes N] [--seed S] [--threads N] [--reps N] [--warmup-ms N] [--show K]\n");
+            std::fprintf(stderr, "usage: bench_sweep [--shapes N] [--seed S] [--shape C=c,AxB..,AxB..] [--threads N] [--reps N] [--warmup-ms N] [--show K]\n");
             return 2;
         }
     }
@@ -57,30 +85,43 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "bench_sweep: --shapes, --threads and --reps must be at least 1, --warmup-ms and --show at least 0\n");
         return 2;
     }
+    xbench::shape_case only;
+    if (!one.empty()) {
+        if (!parse_shape(one, only)) {
+            std::fprintf(stderr, "bench_sweep: --shape '%s' is not C=c,src dims,dst dims (as C=212,35x33x24,5x49x14: 1-3 dims each, all >= 1)\n", one.c_str());
+            return 2;
+        }
+        shapes = 1;
+    }
 #ifndef XINTERP_HAVE_DNNL
     std::printf("# bench_sweep: SKIPPED, oneDNN peer not built (libdnnl-dev was not found at configure time)\n");
     return 0;
 #else
     omp_set_num_threads(f.threads);
-    std::printf("# %d random shapes (seed %u) x {nearest, linear} x {NCX, NXC}, f32, threads=%d reps=%d warmup=%d ms;\n"
+    if (one.empty()) std::printf("# %d random shapes (seed %u) x {nearest, linear} x {NCX, NXC}, f32, threads=%d reps=%d warmup=%d ms;\n"
                 "# ratio = oneDNN time / xinterp time (medians)\n",
                 shapes, seed, f.threads, f.reps, f.warmup_ms);
+    else std::printf("# one shape x {nearest, linear} x {NCX, NXC}, f32, threads=%d reps=%d warmup=%d ms;\n"
+                     "# ratio = oneDNN time / xinterp time (medians)\n", f.threads, f.reps, f.warmup_ms);
     std::mt19937 rng(seed);
     auto uniform = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
     std::vector<result> all;
     for (int made = 0; made < shapes;) {
-        xbench::shape_case c;
-        const int k = 1 + static_cast<int>(rng() % 3);
-        c.n = 1;
-        c.c = static_cast<int64_t>(std::exp(uniform(0, std::log(300))));
-        for (int i = 0; i < k; ++i) {
-            const int64_t in = static_cast<int64_t>(std::exp(uniform(0, std::log(k == 3 ? 64 : k == 2 ? 400 : 4000))));
-            c.in.push_back(in);
-            c.out.push_back(std::max<int64_t>(1, static_cast<int64_t>(in * std::exp(uniform(std::log(0.1), std::log(8))))));
+        xbench::shape_case c = only;
+        if (one.empty()) {
+            const int k = 1 + static_cast<int>(rng() % 3);
+            c.n = 1;
+            c.c = static_cast<int64_t>(std::exp(uniform(0, std::log(300))));
+            for (int i = 0; i < k; ++i) {
+                const int64_t in = static_cast<int64_t>(std::exp(uniform(0, std::log(k == 3 ? 64 : k == 2 ? 400 : 4000))));
+                c.in.push_back(in);
+                c.out.push_back(std::max<int64_t>(1, static_cast<int64_t>(in * std::exp(uniform(std::log(0.1), std::log(8))))));
+            }
         }
+        const int k = static_cast<int>(c.in.size());
         double si = 4.0 * c.c, so = 4.0 * c.c;
         for (int i = 0; i < k; ++i) si *= c.in[i], so *= c.out[i];
-        if (si + so > 48e6 || si + so < 4e3) continue;
+        if (one.empty() && (si + so > 48e6 || si + so < 4e3)) continue;
         ++made;
         for (bool linear : {false, true})
             for (bool ncx : {true, false}) {

@@ -520,7 +520,18 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
     // stores (seg_8x NXC) it was neutral, so executions with NT stores keep single rows.
     const bool row_mode = (c.pass_engine || c.nxc_separable) && !c.plane_mode && !c.fuse_h && !c.h2_pairs;
     if (lin && c.k == 2 && row_mode) c.h_pairs = hl.same * 4 >= p.out[1];
-    if (lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && !c.unit_w && 8 * c.OW <= (c.fuse_h ? 3 : 1) * w &&
+    // Flat volumes (jit_conf::flat): thin rows, or small (plane, od) slices. Slices, A/B on the
+    // dev VM against rows (same process, alternating; medians of 61-400, C = 32-64):
+    // - 3-D, OH * OW <= 16: 24x4x39 -> 4x1x4 0.4-0.65x the time, 40x4x5 -> 26x1x6 0.58x,
+    //   20x6x6 -> 10x2x4 0.6x, 17x10x10 -> 9x4x4 0.7-0.85x, 64x3x3 -> 128x2x2 0.75-0.8x,
+    //   6x5x4 -> 3x7x2 0.77x, 15x3x4 and 3x4x4 0.83-0.9x; bf16 and f16 0.55-0.9x; 2 threads
+    //   0.65-0.75x. Past it rows win: 20x4x6 (24) took 2.8x the time flat, 8x4x8 1.65x.
+    // - 2-D: 6x6 -> 4x4 0.7x, 3x3 -> 2x7 0.75x, 50x50 and 100x6 -> 4x4 0.8x, 30x30 -> 8x2 and
+    //   20x20 -> 3x5 1.0x; rows of a whole vector stay rows (40x40 -> 2x8: 1.4x flat,
+    //   10x10x10 -> 10x2x8: 1.9x), and so do larger slices (12x12 -> 6x6: 1.7x, 7x7: 1.9x).
+    const bool thin = 8 * c.OW <= (c.fuse_h ? 3 : 1) * w;
+    const bool small_slices = c.OW < w && p.out[1] * c.OW <= 2 * w;
+    if (lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && !c.unit_w && (thin || small_slices) &&
         p.out[0] * p.out[1] * p.out[2] <= jit_conf::kFlatMaxOut && p.in[0] * p.in[1] * p.in[2] <= jit_conf::kFlatMaxIn)
         set_flat(c, p, p.in[0] * p.in[1] * p.in[2], p.out[0] * p.out[1] * p.out[2]);
     // Flat W-planes (jit_conf::flat_w).

@@ -117,7 +117,11 @@ struct jit_conf {
     // ran at 0.47x oneDNN's speed, 3-D 41 x 1 x 5 -> 16 x 1 x 1 at 0.22x). Where rows share W
     // steps (4 columns and up, or 2 and up with H upsampling) the rows cost less than the
     // gathers below (8 x 3 -> 300 x 2: 4.9 us by rows, 11.9 us flat; 56 x 56 -> 7 x 7: 19
-    // against 33 us; on AVX-512 the rule is scaled, not measured). Flat: one call per plane
+    // against 33 us; on AVX-512 the rule is scaled, not measured). Also where each (plane, od)
+    // slice holds at most two vectors of outputs in rows shorter than a vector (OH * OW <=
+    // 2 * simd_w, OW < simd_w): there the rows make a call or two per slice for a vector or
+    // two, and share little (24 x 4 x 39 -> 4 x 1 x 4, C = 52: 6.3-7.9 -> 2.6-5.1 us, oneDNN
+    // 4.9-10 us; see jit_conf.cpp). Flat: one call per plane
     // walks its whole output volume (OD * OH * OW elements, in order) a vector at a time, and
     // every lane gathers its own 2^k taps from the plane's src volume, then takes the W steps,
     // the H steps and the D step with its own weights, in the canonical order. One record per

@@ -845,11 +845,12 @@ void sweep_ncx_linear(const std::vector<std::pair<std::vector<int64_t>, std::vec
 }
 }  // namespace
 
-// NCX linear with outputs of 1-3 columns walks each plane's whole output volume flat, every
-// lane gathering its own taps (jit_conf::flat): 2-D and 3-D, H down (fused rows, up to 3
-// columns) and up (1 column), volumes that end in a tail vector, all dtypes and transforms,
-// specials every other case, both gather spellings (16-bit: staged or read in place), 1 and
-// 2 threads; and the shapes that keep rows.
+// NCX linear with outputs of 1-3 columns, or (plane, od) slices of at most two vectors in rows
+// shorter than one, walks each plane's whole output volume flat, every lane gathering its own
+// taps (jit_conf::flat): 2-D and 3-D, H down (fused rows, up to 3 columns) and up, volumes
+// that end in a tail vector, all dtypes and transforms, specials every other case, both
+// gather spellings (16-bit: staged or read in place), 1 and 2 threads; and the shapes that
+// keep rows (rows of a whole vector, slices over two vectors).
 TEST(jit_bitwise, ncx_flat_volumes) {
     REQUIRE_AVX2();
     const threads_and_spelling_restore restore;
@@ -862,11 +863,17 @@ TEST(jit_bitwise, ncx_flat_volumes) {
         {{41, 5}, {13, 3}, true},          // fused rows of 3, 39 outputs: a tail of 7
         {{9, 3}, {37, 1}, true},           // H up, 1 column
         {{7, 2}, {3, 2}, true},            // 6 outputs: the tail alone
-        {{6, 5, 4}, {3, 7, 2}, false},     // 3-D, H up with 2 columns: rows stay
+        {{6, 5, 4}, {3, 7, 2}, true},      // 3-D, H up with 2 columns: slices of 14
         {{41, 9, 5}, {16, 3, 1}, true},    // 3-D, 48 outputs
         {{5, 30, 2}, {7, 12, 1}, true},
-        {{9, 3}, {37, 2}, false},          // H up with 2 columns: rows stay
-        {{41, 20}, {13, 4}, false},        // fused rows of 4: rows stay
+        {{24, 4, 39}, {4, 1, 4}, true},    // 3-D, D down, slices of one row of 4
+        {{5, 8, 9}, {3, 3, 5}, true},      // slices of 15 (a vector and a tail)
+        {{6, 6}, {4, 4}, true},            // 2-D plane of 16, rows of 4
+        {{3, 3}, {2, 7}, true},            // rows of 7, W up
+        {{9, 3}, {37, 2}, false},          // H up with 2 columns, 74 outputs: rows stay
+        {{41, 20}, {13, 4}, false},        // fused rows of 4, 52 outputs: rows stay
+        {{12, 12, 12}, {5, 4, 6}, false},  // slices of 24: rows stay
+        {{10, 10}, {2, 8}, false},         // rows of a whole vector stay rows
     };
     std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> spatial;
     for (const auto &sh : shapes) spatial.push_back({sh.in, sh.out});

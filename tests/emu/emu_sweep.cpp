@@ -123,8 +123,10 @@ int main(int argc, char **argv) {
     // W pass along H (or D) with the unit step, zmm31 its zero; and every axis unit, as NXC.
     const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> units = {
         {{37, 1}, {9, 1}}, {{9, 1}, {37, 1}}, {{5, 17, 1}, {7, 3, 1}}, {{6, 1, 1}, {11, 1, 1}}, {{1, 1}, {1, 1}},
-        // and flat volumes (jit_conf::flat; AVX-512: fused rows up to 6 columns, others 2)
+        // and flat volumes (jit_conf::flat; AVX-512: fused rows up to 6 columns, others 2, and
+        // slices of up to 32 outputs in rows under 16: 4 and 27 here, the second rows on AVX2)
         {{37, 7}, {9, 1}}, {{41, 13}, {13, 5}}, {{9, 3}, {37, 2}}, {{41, 9, 5}, {16, 3, 1}},
+        {{24, 4, 39}, {4, 1, 4}}, {{6, 6, 12}, {3, 3, 9}},
         // and flat W-planes (jit_conf::flat_w; AVX-512: f32 only, 16-bit rows are staged)
         {{23, 2}, {41, 3}}, {{3, 20, 6}, {5, 30, 8}}};
     for (const auto &u : units)

@@ -11,7 +11,7 @@ std::string disassemble(const kernel &k) {
     std::ostringstream os;
     os << "; kernel: " << k.name() << "\n";
     os << "; problem: " << k.prob().str() << "\n";
-    if (!k.runs_as().empty()) os << "; runs as: " << k.runs_as() << " (its spatial axes of 1 -> 1 dropped or made channels)\n";
+    if (!k.runs_as().empty()) os << "; runs as: " << k.runs_as() << " (the same bytes, the same steps per element)\n";
     os << "; isa: " << (k.isa() == cpu_isa::none ? "reference (no generated code)" : cpu_isa_name(k.isa())) << "\n";
     const auto parts = k.parts();
     char line[160];

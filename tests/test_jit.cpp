@@ -882,6 +882,51 @@ TEST(jit_bitwise, ncx_flat_volumes) {
     });
 }
 
+// NXC with C = 1 runs as NCX N x 1 x X.. (jit_drivers.cpp, single_channel_view) where NCX has
+// a path for its short rows: the unit-axis view (then a view of a view) or the flat volumes.
+// Elsewhere, with C > 1 and with every axis unit, it stays NXC. All dtypes, modes and
+// transforms, specials every other case, both gather spellings, 1 and 2 threads.
+TEST(jit_bitwise, nxc_single_channel_views) {
+    REQUIRE_AVX2();
+    const threads_and_spelling_restore restore;
+    struct shape {
+        std::vector<int64_t> in, out;
+        std::string runs_as;  // with C = 1, a fragment of the problem it runs as; empty: none
+        std::string linear_runs_as;  // where linear differs (flat is linear only)
+    };
+    const std::vector<shape> shapes = {
+        {{38, 38, 1}, {91, 16, 1}, "NCX 2x1x38x38->", "NCX 2x1x38x38->"},  // then without the unit W
+        {{9, 1}, {37, 1}, "NCX 2x1x9->", "NCX 2x1x9->"},
+        {{5, 17, 1}, {7, 3, 1}, "NCX 2x1x5x17->", "NCX 2x1x5x17->"},
+        {{381, 3}, {142, 1}, "", "NCX 2x1x381x3->"},  // flat (1 column)
+        {{6, 6}, {4, 4}, "", "NCX 2x1x6x6->"},        // flat (a small slice)
+        {{30, 20}, {100, 5}, "", ""},                  // rows: stays NXC
+        {{1, 1}, {1, 1}, "", ""},                      // every axis unit: stays NXC
+    };
+    uint32_t seed = 2200;
+    for_spellings_and_threads([&](int spelling, int threads) {
+        for (const auto &sh : shapes)
+            for (int64_t c : {1, 3})
+                for (auto m : kModes)
+                    for (auto ct : kCtms)
+                        for (auto t : kTypes) {
+                            const auto d = problem_builder().src(layout(data_format::nxc, 2, c, sh.in)).sizes(sh.out)
+                                               .fmt(data_format::nxc).mode(m).ctm(ct).dt(t);
+                            ++seed;
+                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
+                                << describe(d) << " spelling " << spelling << " threads " << threads;
+                            const auto k = create_kernel(make_problem(d), cpu_isa::avx2);
+                            const std::string &want = c > 1 ? std::string() : m == mode::nearest ? sh.runs_as : sh.linear_runs_as;
+                            if (want.empty()) {
+                                EXPECT_EQ(k->runs_as(), "") << describe(d);
+                            } else {
+                                EXPECT_NE(k->runs_as().find(want), std::string::npos) << describe(d) << ": " << k->runs_as();
+                                EXPECT_EQ(k->name(), make_kernel_name(make_problem(d), cpu_isa::avx2)) << "the view keeps its own name";
+                            }
+                        }
+    });
+}
+
 // NCX linear W-planes on the gather path with rows of one vector or less are made flat
 // (jit_conf::flat_w), the blends reading rows OW elements apart: 2-D and 3-D, OW from 1 to 8,
 // W up and down, planes whose flat length ends in a tail, all dtypes (16-bit flat only with

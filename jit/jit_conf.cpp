@@ -529,9 +529,18 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
     // - 2-D: 6x6 -> 4x4 0.7x, 3x3 -> 2x7 0.75x, 50x50 and 100x6 -> 4x4 0.8x, 30x30 -> 8x2 and
     //   20x20 -> 3x5 1.0x; rows of a whole vector stay rows (40x40 -> 2x8: 1.4x flat,
     //   10x10x10 -> 10x2x8: 1.9x), and so do larger slices (12x12 -> 6x6: 1.7x, 7x7: 1.9x).
+    // - 2-D fused rows (H down) whose W pass gathers every lane (no windows, no tap pairs)
+    //   load 4 * simd_w * ow_vecs src elements per row of OW outputs; flat loads 4 per output,
+    //   so it goes flat where that is 1.3x fewer loads or better: 221x2 -> 69x4 (C = 21)
+    //   0.5x the time, 151x2 -> 29x4 0.6x, 200x4 -> 40x6 0.45-0.7x, 153x2 -> 42x9 0.47x,
+    //   230x2 -> 98x9 0.58x; at the same loads it was even (200x5 -> 40x8 and 200x6 -> 40x7:
+    //   1.0x), and rows with windows or pairs stay rows (200x8 -> 40x6: 2.2x the time flat,
+    //   100x16 -> 20x4 1.2x). Not 3-D, whose rows may share the H step between od (D pairs:
+    //   12x12x12 -> 20x4x6 took 2.8x the time flat).
     const bool thin = 8 * c.OW <= (c.fuse_h ? 3 : 1) * w;
     const bool small_slices = c.OW < w && p.out[1] * c.OW <= 2 * w;
-    if (lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && !c.unit_w && (thin || small_slices) &&
+    const bool gathered_rows = c.k == 2 && c.fuse_h && !c.window && c.pair_vecs == 0 && !c.pair_tail && 10 * w * c.ow_vecs >= 13 * c.OW;
+    if (lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && !c.unit_w && (thin || small_slices || gathered_rows) &&
         p.out[0] * p.out[1] * p.out[2] <= jit_conf::kFlatMaxOut && p.in[0] * p.in[1] * p.in[2] <= jit_conf::kFlatMaxIn)
         set_flat(c, p, p.in[0] * p.in[1] * p.in[2], p.out[0] * p.out[1] * p.out[2]);
     // Flat W-planes (jit_conf::flat_w).

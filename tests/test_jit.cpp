@@ -845,12 +845,13 @@ void sweep_ncx_linear(const std::vector<std::pair<std::vector<int64_t>, std::vec
 }
 }  // namespace
 
-// NCX linear with outputs of 1-3 columns, or (plane, od) slices of at most two vectors in rows
-// shorter than one, walks each plane's whole output volume flat, every lane gathering its own
-// taps (jit_conf::flat): 2-D and 3-D, H down (fused rows, up to 3 columns) and up, volumes
-// that end in a tail vector, all dtypes and transforms, specials every other case, both
-// gather spellings (16-bit: staged or read in place), 1 and 2 threads; and the shapes that
-// keep rows (rows of a whole vector, slices over two vectors).
+// NCX linear with outputs of 1-3 columns, (plane, od) slices of at most two vectors in rows
+// shorter than one, or 2-D fused rows that would gather every lane for few outputs, walks each
+// plane's whole output volume flat, every lane gathering its own taps (jit_conf::flat): 2-D
+// and 3-D, H down (fused rows) and up, volumes that end in a tail vector, all dtypes and
+// transforms, specials every other case, both gather spellings (16-bit: staged or read in
+// place), 1 and 2 threads; and the shapes that keep rows (rows of a whole vector, slices over
+// two vectors, rows read by windows, gathered rows of 7).
 TEST(jit_bitwise, ncx_flat_volumes) {
     REQUIRE_AVX2();
     const threads_and_spelling_restore restore;
@@ -871,7 +872,10 @@ TEST(jit_bitwise, ncx_flat_volumes) {
         {{6, 6}, {4, 4}, true},            // 2-D plane of 16, rows of 4
         {{3, 3}, {2, 7}, true},            // rows of 7, W up
         {{9, 3}, {37, 2}, false},          // H up with 2 columns, 74 outputs: rows stay
-        {{41, 20}, {13, 4}, false},        // fused rows of 4, 52 outputs: rows stay
+        {{221, 2}, {69, 4}, true},         // fused rows of 4 that gather every lane
+        {{200, 4}, {40, 6}, true},         // ... of 6, 1.33x the loads by rows
+        {{200, 6}, {40, 7}, false},        // ... of 7, 1.14x: rows stay
+        {{200, 8}, {40, 6}, false},        // fused rows read by windows stay rows
         {{12, 12, 12}, {5, 4, 6}, false},  // slices of 24: rows stay
         {{10, 10}, {2, 8}, false},         // rows of a whole vector stay rows
     };

@@ -121,7 +121,8 @@ struct jit_conf {
     // slice holds at most two vectors of outputs in rows shorter than a vector (OH * OW <=
     // 2 * simd_w, OW < simd_w): there the rows make a call or two per slice for a vector or
     // two, and share little (24 x 4 x 39 -> 4 x 1 x 4, C = 52: 6.3-7.9 -> 2.6-5.1 us, oneDNN
-    // 4.9-10 us; see jit_conf.cpp). Flat: one call per plane
+    // 4.9-10 us), and where 2-D fused rows would gather every lane for a few outputs (see
+    // jit_conf.cpp). Flat: one call per plane
     // walks its whole output volume (OD * OH * OW elements, in order) a vector at a time, and
     // every lane gathers its own 2^k taps from the plane's src volume, then takes the W steps,
     // the H steps and the D step with its own weights, in the canonical order. One record per

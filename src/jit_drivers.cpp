@@ -235,15 +235,21 @@ private:
 
 // The view of p (above), if it has one: the problem to run and whether its W pass takes the
 // unit step.
+// p's op (dtype, mode, transform) without dims: a view fills in its own.
+op_desc op_of(const problem &p) {
+    op_desc d;
+    d.dt = p.dt;
+    d.mode = p.algorithm == alg::linear ? mode::linear : mode::nearest;
+    d.coordinate_transformation = p.ctm;
+    return d;
+}
+
 bool unit_axes_view(const problem &p, problem &q, bool &unit_w) {
     if (p.fmt != data_format::ncx || p.empty()) return false;
     int unit = 0;  // trailing spatial axes of 1 -> 1
     while (unit < p.k && p.in[2 - unit] == 1 && p.out[2 - unit] == 1) ++unit;
     if (unit == 0) return false;
-    op_desc d;
-    d.dt = p.dt;
-    d.mode = p.algorithm == alg::linear ? mode::linear : mode::nearest;
-    d.coordinate_transformation = p.ctm;
+    op_desc d = op_of(p);
     std::vector<int64_t> sizes;
     if (unit == p.k) {
         d.format = data_format::nxc;
@@ -275,10 +281,7 @@ bool single_channel_view(const problem &p, cpu_isa isa, problem &q) {
     bool every_unit = true;
     for (int i = 3 - p.k; i < 3; ++i) every_unit &= p.in[i] == 1 && p.out[i] == 1;
     if (every_unit) return false;  // N elements: NCX would make them NXC again
-    op_desc d;
-    d.dt = p.dt;
-    d.mode = p.algorithm == alg::linear ? mode::linear : mode::nearest;
-    d.coordinate_transformation = p.ctm;
+    op_desc d = op_of(p);
     d.format = data_format::ncx;
     d.src_dims = {p.n, 1};
     std::vector<int64_t> sizes;

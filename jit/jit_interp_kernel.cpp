@@ -24,11 +24,22 @@ jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf, bool nt, bool w_
 }
 
 // The W step of n channels, into r: w0 * tap 0 (at a0) + w1 * tap 1 (at a1), in the canonical
-// order. Clobbers vmm_a and vmm_b.
+// order. Clobbers vmm_a and vmm_b. With half 0 / 1 the taps are 16 bf16 channels whose dword i
+// holds channels 2i (low word) and 2i + 1 (high word): each is the f32 of its bf16 once in the
+// top half, the even by a shift (vpslld) and the odd by a mask (vpand, any FP pipe, its load
+// folded in), where vpmovzxwd + vpslld take two shuffle-pipe ops per 8 channels.
 template <cpu_isa isa>
-void jit_interp_kernel<isa>::w_step(const Vmm &r, const Address &a0, const Address &a1, int64_t n) {
-    load_f32(conf_.dt, vmm_a, a0, n);
-    load_f32(conf_.dt, vmm_b, a1, n);
+void jit_interp_kernel<isa>::w_step(const Vmm &r, const Address &a0, const Address &a1, int64_t n, int half) {
+    for (const auto &[v, a] : {std::pair<const Vmm &, const Address &>{vmm_a, a0}, {vmm_b, a1}}) {
+        if (half < 0) {
+            load_f32(conf_.dt, v, a, n);
+        } else if (half == 0) {
+            vmovdqu(v, a);
+            vpslld(v, v, 16);
+        } else {
+            vpand(v, vmm_hi, a);
+        }
+    }
     vmulps(r, vmm_w0, vmm_a);
     vfmadd231ps(r, vmm_w1, vmm_b);
 }
@@ -74,14 +85,15 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         vbroadcastss(vmm_wd0, ARG(wd[0]));
         vbroadcastss(vmm_wd1, ARG(wd[1]));
     }
-    // The result of n channels at byte offset off of this pixel's taps, into vmm_hd0.
-    auto interp = [&](int64_t n, int off) {
+    // The result of n channels at byte offset off of this pixel's taps, into vmm_hd0 (half:
+    // w_step's).
+    auto interp = [&](int64_t n, int off, int half = -1) {
         for (int d = 0; d < nd; ++d) {
             for (int h = 0; h < nh; ++h) {
                 const int t = d * nh + h;
                 const RegExp ea = (t ? reg_p0 + reg_row[t] : RegExp(reg_p0)) + off;
                 const RegExp eb = (t ? reg_p1 + reg_row[t] : RegExp(reg_p1)) + off;
-                w_step(nh == 1 && nd == 1 ? vmm_hd0 : vmm_rw[h], ptr[ea], ptr[eb], n);
+                w_step(nh == 1 && nd == 1 ? vmm_hd0 : vmm_rw[h], ptr[ea], ptr[eb], n, half);
             }
             if (nh == 2) combine_taps(d == 0 ? vmm_hd0 : vmm_rw[0]);
         }
@@ -99,11 +111,12 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         store_f32(out_dt, ptr[reg_dst], vmm_hd0, n, nt_);  // clobbers the io temps, not vmm_out_b
         if (dpair) store_f32(out_dt, ptr[reg_dst_b], vmm_out_b, n, false);  // NT variant: the first row only
     };
-    // AVX2 bf16: channel vectors in pairs, rounded together by cvt2_to_bf16.
+    // AVX2 bf16: 16-channel blocks, their even channels and then their odd ones (w_step's
+    // halves), rounded together into one interleaved store (cvt2_to_bf16_interleaved).
     const bool pairs = !kEvex && out_dt == data_type::bf16 && c.c_full >= 2 && !dpair;  // D pairs: f32/f16
     const bool split = !kEvex && w_only_ && c.bf16_even_odd;  // C % 16 == 0: no tail
-    const Vmm vmm_hi(12), vmm_raw0(2), vmm_raw1(3);  // W only: no H weights in 2 and 3
-    if (split) {
+    const Vmm vmm_raw0(2), vmm_raw1(3);  // W only: no H weights in 2 and 3
+    if (split || pairs) {
         static constexpr int32_t kHi[8] = {-65536, -65536, -65536, -65536, -65536, -65536, -65536, -65536};
         vmovdqu(vmm_hi, ptr[rip + pool_vec8(kHi)]);
     }
@@ -113,11 +126,11 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     };
     auto compute_pair = [&]() {
         if constexpr (!kEvex) {
-            const Ymm first(12);
-            interp(simd_w, 0);
-            vmovaps(first, vmm_hd0);
-            interp(simd_w, simd_w * c.esize);
-            cvt2_to_bf16(first, vmm_hd0);
+            const Ymm even(12);
+            interp(simd_w, 0, 0);
+            vmovaps(even, vmm_hd0);
+            interp(simd_w, 0, 1);
+            cvt2_to_bf16_interleaved(even, vmm_hd0);
             store_bf16_pair(ptr[reg_dst], nt_, c.C % 16 == 0);  // else pixels start 16-byte aligned only
         }
     };

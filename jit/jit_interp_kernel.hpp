@@ -56,8 +56,11 @@ private:
     const Vmm vmm_rw[2] = {Vmm(kT2), Vmm(kT3)};
     const Vmm vmm_hd0 = Vmm(11);                   // H result of D tap 0, then the final result
     const Vmm vmm_mask = Vmm(kMask);               // gather mask, or a tail mask, never both
+    const Vmm vmm_hi = Vmm(13);                    // 0xffff0000 per dword (even/odd bf16 blocks)
 
-    void w_step(const Vmm &r, const Xbyak::Address &a0, const Xbyak::Address &a1, int64_t n);
+    // half -1: n channels in order (load_f32); 0 / 1 (AVX2 bf16, a 16-channel block): its even
+    // / odd channels, widened from the block's dwords with vmm_hi (gen_nxc_linear).
+    void w_step(const Vmm &r, const Xbyak::Address &a0, const Xbyak::Address &a1, int64_t n, int half = -1);
     void combine_taps(const Vmm &out);  // vmm_rw / vmm_hd0 -> H and D steps -> out
 
     void gen_nxc_linear();

@@ -273,9 +273,9 @@ bool unit_axes_view(const problem &p, problem &q, bool &unit_w) {
 // view above and the flat volumes (jit_conf::flat). Where either applies, p runs as NCX: on the
 // dev VM (same build, alternating) 38x38x1 -> 91x16x1 linear took 12.2 us as NXC and 0.68 us
 // as NCX (oneDNN: 9 us), nearest 6.8 and 0.5 us, 381x3 -> 142x1 linear 1.2 and 0.35 us, bf16
-// alike. Elsewhere both run the same rows (flat rows of W * 1 elements against NCX rows), so
-// NXC stays: 300x200 -> 100x50, 64x64 -> 128x128, 20x30x40 -> 10x15x20 and 1000 -> 250 ran
-// within the noise of each other.
+// alike (1 thread: under 64 KiB of traffic). Elsewhere both run the same rows (flat rows of
+// W * 1 elements against NCX rows), so NXC stays: 300x200 -> 100x50, 64x64 -> 128x128,
+// 20x30x40 -> 10x15x20 and 1000 -> 250 ran within the noise of each other (2 threads).
 bool single_channel_view(const problem &p, cpu_isa isa, problem &q) {
     if (p.fmt != data_format::nxc || p.c != 1 || p.empty()) return false;
     bool every_unit = true;

@@ -525,7 +525,8 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
     // - 3-D, OH * OW <= 16: 24x4x39 -> 4x1x4 0.4-0.65x the time, 40x4x5 -> 26x1x6 0.58x,
     //   20x6x6 -> 10x2x4 0.6x, 17x10x10 -> 9x4x4 0.7-0.85x, 64x3x3 -> 128x2x2 0.75-0.8x,
     //   6x5x4 -> 3x7x2 0.77x, 15x3x4 and 3x4x4 0.83-0.9x; bf16 and f16 0.4-0.9x (2 threads
-    //   0.55-0.9x); f32 on 2 threads 0.65-0.75x. Past it rows win: 20x4x6 (24) took 2.8x the time flat, 8x4x8 1.65x.
+    //   0.55-0.9x); f32 on 2 threads 0.65-0.75x. Past it rows win: 20x4x6 (24) took 2.8x
+    //   the time flat, 8x4x8 1.65x.
     // - 2-D: 6x6 -> 4x4 0.7x, 3x3 -> 2x7 0.75x, 50x50 and 100x6 -> 4x4 0.8x, 30x30 -> 8x2 and
     //   20x20 -> 3x5 1.0x; rows of a whole vector stay rows (40x40 -> 2x8: 1.4x flat,
     //   10x10x10 -> 10x2x8: 1.9x), and so do larger slices (12x12 -> 6x6: 1.7x, 7x7: 1.9x).

@@ -764,6 +764,40 @@ TEST(jit_bitwise, wplane_columns) {
     EXPECT_FALSE(c4.wplane_cols);
 }
 
+namespace {
+using spatial_shapes = std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>;
+
+// Every case of the spatial shapes (in, out) at N = 2 and each C of cs, in format f, all modes,
+// transforms and dtypes, under both gather spellings at 1 and 2 threads, must give the
+// reference's bits (specials every other case). Its AVX2 kernel must run as a problem whose
+// text contains want(shape index, C, mode), keeping its own name, or as itself where want is
+// empty.
+void sweep_views(data_format f, const spatial_shapes &shapes, const std::vector<int64_t> &cs, uint32_t seed,
+                 const std::function<std::string(size_t, int64_t, mode)> &want) {
+    for_spellings_and_threads([&](int spelling, int threads) {
+        for (size_t i = 0; i < shapes.size(); ++i)
+            for (int64_t c : cs)
+                for (auto m : kModes)
+                    for (auto ct : kCtms)
+                        for (auto t : kTypes) {
+                            const auto d = problem_builder().src(layout(f, 2, c, shapes[i].first)).sizes(shapes[i].second)
+                                               .fmt(f).mode(m).ctm(ct).dt(t);
+                            ++seed;
+                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
+                                << describe(d) << " spelling " << spelling << " threads " << threads;
+                            const auto k = create_kernel(make_problem(d), cpu_isa::avx2);
+                            const std::string w = want(i, c, m);
+                            if (w.empty()) {
+                                EXPECT_EQ(k->runs_as(), "") << describe(d);
+                            } else {
+                                EXPECT_NE(k->runs_as().find(w), std::string::npos) << describe(d) << ": " << k->runs_as();
+                                EXPECT_EQ(k->name(), make_kernel_name(make_problem(d), cpu_isa::avx2)) << "the view keeps its own name";
+                            }
+                        }
+    });
+}
+}  // namespace
+
 // NCX with spatial axes of 1 -> 1 at the end runs as a view (jit_drivers.cpp): every axis
 // unit, as NXC N x 1.. x C; else without the trailing unit axes, the linear W pass taking their
 // step (fma(0, a, a)) on each tap. The step turns +-inf into NaN and keeps -0, so the specials
@@ -790,27 +824,9 @@ TEST(jit_bitwise, ncx_unit_axes_views) {
         {{1, 7}, {1, 3}, ""},
         {{4, 1}, {4, 2}, ""},                          // W 1 -> 2: not unit
     };
-    uint32_t seed = 900;
-    for_spellings_and_threads([&](int spelling, int threads) {
-        for (const auto &sh : shapes)
-            for (int64_t c : {1, 3, 9})
-                for (auto m : kModes)
-                    for (auto ct : kCtms)
-                        for (auto t : kTypes) {
-                            const auto d = problem_builder().src(layout(data_format::ncx, 2, c, sh.in)).sizes(sh.out)
-                                               .fmt(data_format::ncx).mode(m).ctm(ct).dt(t);
-                            ++seed;
-                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
-                                << describe(d) << " spelling " << spelling << " threads " << threads;
-                            const auto k = create_kernel(make_problem(d), cpu_isa::avx2);
-                            if (sh.runs_as.empty()) {
-                                EXPECT_EQ(k->runs_as(), "") << describe(d);
-                            } else {
-                                EXPECT_NE(k->runs_as().find(sh.runs_as), std::string::npos) << describe(d) << ": " << k->runs_as();
-                                EXPECT_EQ(k->name(), make_kernel_name(make_problem(d), cpu_isa::avx2)) << "the view keeps its own name";
-                            }
-                        }
-    });
+    spatial_shapes spatial;
+    for (const auto &sh : shapes) spatial.push_back({sh.in, sh.out});
+    sweep_views(data_format::ncx, spatial, {1, 3, 9}, 900, [&](size_t i, int64_t, mode) { return shapes[i].runs_as; });
     // The unit step is the W pass's only blend: the runs with their own code stay off.
     auto up2 = problem_builder().src({1, 2, 250}).sizes({500}).fmt(data_format::ncx).mode(mode::linear);
     const jit_conf plain = make_jit_conf(make_problem(up2), cpu_isa::avx2), unit = make_jit_conf(make_problem(up2), cpu_isa::avx2, true);
@@ -907,27 +923,10 @@ TEST(jit_bitwise, nxc_single_channel_views) {
         {{30, 20}, {100, 5}, "", ""},                  // rows: stays NXC
         {{1, 1}, {1, 1}, "", ""},                      // every axis unit: stays NXC
     };
-    uint32_t seed = 2200;
-    for_spellings_and_threads([&](int spelling, int threads) {
-        for (const auto &sh : shapes)
-            for (int64_t c : {1, 3})
-                for (auto m : kModes)
-                    for (auto ct : kCtms)
-                        for (auto t : kTypes) {
-                            const auto d = problem_builder().src(layout(data_format::nxc, 2, c, sh.in)).sizes(sh.out)
-                                               .fmt(data_format::nxc).mode(m).ctm(ct).dt(t);
-                            ++seed;
-                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
-                                << describe(d) << " spelling " << spelling << " threads " << threads;
-                            const auto k = create_kernel(make_problem(d), cpu_isa::avx2);
-                            const std::string &want = c > 1 ? std::string() : m == mode::nearest ? sh.runs_as : sh.linear_runs_as;
-                            if (want.empty()) {
-                                EXPECT_EQ(k->runs_as(), "") << describe(d);
-                            } else {
-                                EXPECT_NE(k->runs_as().find(want), std::string::npos) << describe(d) << ": " << k->runs_as();
-                                EXPECT_EQ(k->name(), make_kernel_name(make_problem(d), cpu_isa::avx2)) << "the view keeps its own name";
-                            }
-                        }
+    spatial_shapes spatial;
+    for (const auto &sh : shapes) spatial.push_back({sh.in, sh.out});
+    sweep_views(data_format::nxc, spatial, {1, 3}, 2200, [&](size_t i, int64_t c, mode m) {
+        return c > 1 ? std::string() : m == mode::nearest ? shapes[i].runs_as : shapes[i].linear_runs_as;
     });
 }
 

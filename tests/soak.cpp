@@ -90,18 +90,16 @@ public:
             d.src_dims.insert(d.src_dims.end(), in.begin(), in.end());
             if (d.format == data_format::nxc) d.src_dims.push_back(c);
             const int how = uniform(0, 2);  // sizes, scales, or sizes and a runtime sizes tensor
-            if (how == 1) {
-                std::vector<float> sc(k);
-                for (int i = 0; i < k; ++i) {
-                    sc[i] = static_cast<float>(real(0.1, 8));
-                    if (static_cast<int64_t>(static_cast<float>(in[i]) * sc[i]) < 1 ||
-                        static_cast<double>(in[i]) * sc[i] > 3.0 * static_cast<double>(out[i]) + 8)
-                        sc[i] = 1.f;
-                }
-                d.scales = sc;
-            } else {
-                d.sizes = out;
+            std::vector<float> sc(k);
+            double es = static_cast<double>(n * c);  // dst elements with the scales
+            for (int i = 0; i < k && how == 1; ++i) {
+                sc[i] = static_cast<float>(real(0.1, 8));
+                int64_t o = static_cast<int64_t>(static_cast<float>(in[i]) * sc[i]);  // the op's rule
+                if (o < 1) sc[i] = 1.f, o = in[i];
+                es *= static_cast<double>(o);
             }
+            if (how == 1 && es <= 3e6) d.scales = sc;
+            else d.sizes = out;
             if (how == 2)
                 for (int i = 0; i < k; ++i) x.runtime.push_back(static_cast<int32_t>(std::max<int64_t>(1, out[i] + uniform(-2, 2))));
             x.threads = uniform(1, 3);

@@ -138,7 +138,7 @@ protected:
 
 private:
     int simd_w_;
-    bool native_bf16_;
+    [[maybe_unused]] bool native_bf16_;  // read by jit_io_avx512.cpp only: clang warns in the other TUs
     int clean_off_ = -1;  // bf16_clean_flag_at
     enum { kBoth, kFast, kFull } side_ = kBoth;  // within bf16_paths: the side being emitted
     size_t text_size_ = 0;

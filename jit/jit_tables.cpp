@@ -125,11 +125,12 @@ void put(table_bytes &v, size_t at, T x) {
     std::memcpy(v.data() + at, &x, sizeof(T));
 }
 
-// Output f's lane of a flat record (jit_conf::flat and flat_w; rec_bytes per simd_w outputs):
-// 2^n_axes s32 src indices idx[j] in slots j, then w0 and w1 of each axis, W first.
-void put_flat_lane(table_bytes &t, const jit_conf &c, int64_t rec_bytes, int64_t f, const int64_t *idx,
-                   const linear_tap *const *axes, int n_axes) {
-    const size_t V = static_cast<size_t>(c.simd_w) * 4, rec = static_cast<size_t>(f / c.simd_w * rec_bytes),
+// Output f's lane of a flat record of c (jit_conf::flat, or flat_w's wplane_flat_conf;
+// c.rec_bytes per simd_w outputs): 2^n_axes s32 src indices idx[j] in slots j, then w0 and w1
+// of each axis, W first.
+void put_flat_lane(table_bytes &t, const jit_conf &c, int64_t f, const int64_t *idx, const linear_tap *const *axes,
+                   int n_axes) {
+    const size_t V = static_cast<size_t>(c.simd_w) * 4, rec = static_cast<size_t>(f / c.simd_w * c.rec_bytes),
                  l = static_cast<size_t>(f % c.simd_w), taps = size_t(1) << n_axes;
     for (size_t j = 0; j < taps; ++j) put<int32_t>(t, rec + j * V + 4 * l, static_cast<int32_t>(idx[j]));
     for (size_t a = 0; a < static_cast<size_t>(n_axes); ++a) {
@@ -220,16 +221,16 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
                 idx[j] = (d * p.in[1] + h) * p.in[2] + x;
             }
             const linear_tap *axes[3] = {&tw, &th, &td};
-            put_flat_lane(t.wtab, c, c.rec_bytes, f, idx, axes, c.k);
+            put_flat_lane(t.wtab, c, f, idx, axes, c.k);
         }
-    } else if (c.flat_w) {  // jit_conf::flat_w: the W-plane's records, as wplane_flat_conf's (k = 1)
-        const int64_t n = p.in[1] * c.OW, rec_bytes = 4 * c.simd_w * 4;
-        t.wtab.assign(static_cast<size_t>((n + c.simd_w - 1) / c.simd_w * rec_bytes), 0);
-        for (int64_t f = 0; f < n; ++f) {
-            const linear_tap &tw = w.lin[f % c.OW];
-            const int64_t row = f / c.OW * p.in[2], idx[2] = {row + tw.i0, row + tw.i1};
+    } else if (c.flat_w) {  // jit_conf::flat_w: the records of the W pass wplane_flat_conf makes (k = 1)
+        const jit_conf f = wplane_flat_conf(c, p);
+        t.wtab.assign(static_cast<size_t>(f.ow_vecs * f.rec_bytes), 0);
+        for (int64_t o = 0; o < f.row_out; ++o) {
+            const linear_tap &tw = w.lin[o % c.OW];
+            const int64_t row = o / c.OW * p.in[2], idx[2] = {row + tw.i0, row + tw.i1};
             const linear_tap *axes[1] = {&tw};
-            put_flat_lane(t.wtab, c, rec_bytes, f, idx, axes, 1);
+            put_flat_lane(t.wtab, f, o, idx, axes, 1);
         }
     } else if (!c.pass_engine) {
         const int64_t px = c.C * c.esize;

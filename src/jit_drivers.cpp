@@ -290,7 +290,8 @@ bool single_channel_view(const problem &p, cpu_isa isa, problem &q) {
     q = make_problem(d);
     problem unused;
     bool unit_w = false;
-    return unit_axes_view(q, unused, unit_w) || make_jit_conf(q, isa).flat;
+    // The flat volumes are linear with k >= 2 only: other problems skip making q's conf.
+    return unit_axes_view(q, unused, unit_w) || (p.algorithm == alg::linear && p.k >= 2 && make_jit_conf(q, isa).flat);
 }
 
 template <cpu_isa kIsa>

@@ -197,6 +197,44 @@ void jit_ncx_wpass<isa>::store_xwords(const Xmm &x, int64_t n) {
     }
 }
 
+// AVX2 16-bit nearest with windows: two output vectors in one ymm. The low lane takes record
+// slot_'s 16-byte window and the high lane record slot_ + 1's; the table puts record slot_ + 1's
+// vpshufb controls in the upper 16 bytes of record slot_'s (jit_tables), so one in-lane vpshufb
+// picks both vectors' words, and one 32-byte store writes them. Against a vector at a time:
+// half the shuffles and stores for the same loads.
+template <cpu_isa isa>
+bool jit_ncx_wpass<isa>::word_pairs() const {
+    const jit_conf &c = conf_;
+    return !kEvex && final_ && c.algorithm != alg::linear && c.window && c.esize == 2;
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::nearest_word_pair() {
+    const jit_conf &c = conf_;
+    const int V = simd_w * 4;
+    const Xmm xa(vmm_a.getIdx()), xt(vmm_idx.getIdx());
+    movsxd(reg_ba, dword[tab()]);
+    movsxd(reg_bb, dword[tab(c.rec_bytes)]);
+    vmovdqu(xa, ptr[reg_src + reg_ba * 2]);
+    vinserti128(vmm_a, vmm_a, ptr[reg_src + reg_bb * 2], 1);
+    vpshufb(vmm_a, vmm_a, ptr[tab(V)]);
+    // NT stores need 32-byte alignment: pairs start at even vectors of 32-byte aligned rows
+    // only when a row is whole pairs; else each half goes as its own 16-byte store.
+    const bool split_nt = nt_ && c.dst_row_bytes % 32 != 0;
+    if (split_nt) vextracti128(xt, vmm_a, 1);
+    for (int r = 0; r <= dup_; ++r) {
+        const int64_t off = r * c.dst_row_bytes;
+        if (split_nt) {
+            vmovntdq(ptr[out() + off], xa);
+            vmovntdq(ptr[out() + off + 16], xt);
+        } else if (nt_) {
+            vmovntdq(ptr[out() + off], vmm_a);
+        } else {
+            vmovdqu(ptr[out() + off], vmm_a);
+        }
+    }
+}
+
 // Nearest: one output vector (n real lanes) from one W-table record.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::nearest_vector(int64_t n) {
@@ -337,10 +375,19 @@ void jit_ncx_wpass<isa>::row() {
     }
     // Two vectors per trip (slot_ 0 and 1 address the second record and output vector by
     // displacement): the pointer steps and the loop branch cost half as much per vector.
+    // 16-bit nearest word pairs: four vectors (two pairs) per trip.
+    const bool wp = word_pairs();
     auto loop = [&](int64_t vecs, bool pairs) {
-        constexpr int kUnroll = 2;
+        const int kUnroll = wp ? 4 : 2;
         auto group = [&](int n) {
-            for (slot_ = 0; slot_ < n; ++slot_) vector(simd_w, pairs);
+            for (slot_ = 0; slot_ < n; ++slot_) {
+                if (!wp || slot_ + 1 == n) {
+                    vector(simd_w, pairs);
+                } else {
+                    nearest_word_pair();
+                    ++slot_;
+                }
+            }
             slot_ = 0;
             add(reg_tab, n * c.rec_bytes);
             add(reg_dst, n * simd_w * out_es);

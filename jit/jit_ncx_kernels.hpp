@@ -64,6 +64,8 @@ private:
     void select(const Vmm &dst, const Vmm &idx, const Vmm &win);
     void store_xwords(const Xbyak::Xmm &x, int64_t n);
     void nearest_vector(int64_t n);
+    bool word_pairs() const;   // AVX2 16-bit nearest windows: output vectors two at a time
+    void nearest_word_pair();  // vectors slot_ and slot_ + 1 (full), one ymm
     // While row() is emitted for a nearest row pair (conf.nearest_row_pairs: plane mode's
     // flagged rows, or the dup kernel): each output vector also goes to the next dst row,
     // dst_row_bytes on.

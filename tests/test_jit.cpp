@@ -12,6 +12,7 @@
 #include "../jit/jit_tables.hpp"
 #include "../src/jit_kernel_base.hpp"
 #include "cpu_isa.hpp"
+#include "dump.hpp"
 #include "emu/bochs_f16.hpp"
 #include "test_util.hpp"
 
@@ -507,6 +508,44 @@ TEST(jit_bitwise, ncx_nearest_plane_row_pairs) {
                     ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
                 }
     });
+}
+
+// AVX2 16-bit NCX nearest with windows makes output vectors two at a time (one ymm vpshufb
+// over two records' windows, jit_ncx_wpass::nearest_word_pair): rows of 1 to 9 vectors (the
+// pairs, the odd vector after them, four-vector trips), tails at simd_w -/+ 1, plane and row
+// mode, row pairs (H up) and single rows (H down), and NT stores into rows of 16-byte
+// multiples that are not 32-byte ones (OW 24, 264: each pair's halves stored apart), at 1 to
+// 3 threads. The listing shows the path taken (vinserti128) where the conf has windows.
+TEST(jit_bitwise, ncx_nearest_word_pairs) {
+    REQUIRE_AVX2();
+    struct cs_t {
+        std::vector<int64_t> in, out;
+    };
+    const std::vector<cs_t> cases = {
+        {{3, 5}, {7, 8}},     {{5, 9}, {11, 16}},    {{4, 13}, {9, 24}},   {{6, 20}, {3, 40}},
+        {{7, 37}, {15, 56}},  {{2, 40}, {5, 72}},    {{3, 5}, {6, 7}},     {{3, 5}, {6, 9}},
+        {{5, 11}, {9, 15}},   {{5, 11}, {9, 17}},    {{4, 20}, {8, 23}},   {{4, 20}, {8, 25}},
+        {{3, 30}, {7, 33}},   {{9, 150}, {20, 264}}, {{5, 300}, {11, 520}}, {{3, 4, 9}, {5, 7, 24}},
+        {{2, 16}, {2, 16}}};
+    uint32_t seed = 2600;
+    int64_t windowed = 0;
+    for_nt_and_1_to_3_threads([&](size_t nt_bytes, int threads) {
+        for (auto t : {data_type::bf16, data_type::f16})
+            for (auto ct : kCtms)
+                for (const auto &cs : cases) {
+                    const auto d = problem_builder().src(layout(data_format::ncx, 1, 3, cs.in)).sizes(cs.out).fmt(data_format::ncx).mode(mode::nearest).ctm(ct).dt(t);
+                    const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
+                    ASSERT_TRUE(c.pass_engine) << describe(d);
+                    if (nt_bytes == 0 && threads == 1) {
+                        const bool pairs = disassemble(*create_kernel(make_problem(d), cpu_isa::avx2)).find("vinserti128") != std::string::npos;
+                        EXPECT_EQ(pairs, c.window && c.ow_full >= 2) << describe(d);
+                        windowed += pairs;
+                    }
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                }
+    });
+    EXPECT_GT(windowed, 40);
 }
 
 // Nearest in row mode (rows past 512 bytes) with H upsampling: two output rows that repeat a

@@ -18,6 +18,7 @@ namespace {
 int simd_w_of(cpu_isa isa) { return isa >= cpu_isa::avx512_core ? 16 : 8; }
 
 std::atomic<int> g_gather_spelling{-1};
+std::atomic<int> g_narrow{-1};  // set_narrow_for_testing
 
 // Rows of row_in src and row_out dst elements, in vectors of simd_w lanes.
 void set_row_lengths(jit_conf &c, int64_t row_in, int64_t row_out) {
@@ -73,6 +74,43 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.dst_row_bytes = c.row_out * c.esize;
 }
 
+// jit_conf::window, pair_vecs and pair_tail of flat rows (set_flat_rows): the window path
+// needs each vector's i0 (and i1) within simd_w consecutive elements.
+void scan_windows(jit_conf &c, const axis_table &wt, bool lin) {
+    const int64_t w = c.simd_w;
+    c.window = c.row_in >= w;
+    bool pairs_open = lin;  // still counting window pairs (see pair_vecs)
+    for (int64_t v = 0; v < c.ow_vecs && c.window; ++v) {
+        int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {-1, -1};
+        bool neighbours = true;
+        int64_t col = -1, tap[2] = {0, 0};  // output column o and its src columns i0, i1
+        // (o, ch) of element e: stepped along e, not divided out per element
+        const int64_t end = std::min(c.row_out, (v + 1) * w);
+        for (int64_t e = v * w, o = e / c.flat_c, ch = e % c.flat_c; e < end; ++e) {
+            if (o != col) {  // a column's taps serve all its flat_c channels
+                col = o;
+                if (lin) {
+                    const linear_tap &t = wt.lin[o];
+                    tap[0] = t.i0, tap[1] = t.i1;
+                    neighbours = neighbours && t.i1 == t.i0 + 1;
+                } else {
+                    tap[0] = tap[1] = wt.nearest[o];
+                }
+            }
+            for (int i = 0; i < 2; ++i) {
+                const int64_t ix = tap[i] * c.flat_c + ch;
+                lo[i] = std::min(lo[i], ix), hi[i] = std::max(hi[i], ix);
+            }
+            if (++ch == c.flat_c) ch = 0, ++o;
+        }
+        c.window = hi[0] - lo[0] < w && hi[1] - lo[1] < w;
+        pairs_open = pairs_open && neighbours && hi[1] - lo[0] < w;
+        if (pairs_open && v < c.ow_full) ++c.pair_vecs;
+        else if (pairs_open) c.pair_tail = true;
+    }
+    if (!c.window) c.pair_vecs = 0, c.pair_tail = false;
+}
+
 std::atomic<size_t> g_nt_min_override{0}, g_nt_min_override_more{0};
 
 // {one thread, more}: XINTERP_NT_MIN_BYTES for both where it is set.
@@ -88,6 +126,7 @@ std::pair<size_t, size_t> nt_min_default() {
 }  // namespace
 
 void set_gather_spelling_for_testing(int spelling) { g_gather_spelling.store(spelling); }
+void set_narrow_for_testing(int mode) { g_narrow.store(mode); }
 
 size_t nt_min_bytes(int threads) {
     if (const size_t o = g_nt_min_override.load()) return threads > 1 ? g_nt_min_override_more.load() : o;
@@ -100,9 +139,6 @@ void set_nt_min_bytes_for_testing(size_t bytes, size_t bytes_more) {
     g_nt_min_override.store(bytes);
 }
 
-bool jit_uses_pass_engine(const problem &p, cpu_isa isa) {
-    return p.fmt == data_format::ncx || p.c < simd_w_of(isa);
-}
 
 namespace {
 // How consecutive output rows' taps on one axis relate (linear, one pass; H unless told):
@@ -130,6 +166,50 @@ h_links scan_h_links(const problem &p, int axis = 1) {
 // D pairs pay where at least a quarter of the od repeat the taps of the od before
 // (jit_conf::d_pairs: the direct NXC kernel and the 3-D plane blends alike).
 bool d_taps_repeat(const problem &p) { return scan_h_links(p, 0).same * 4 >= p.out[0]; }
+
+// jit_conf::edge_px for narrow pixels of w lanes: from the first output pixel whose forward
+// loads (w elements from the start of a tap's pixel) or store (w from its own) would leave the
+// row, to the row's end; -1 where one of those cannot load backwards either (w elements ending
+// at a tap's pixel's end would start before the row).
+int64_t narrow_edge_px(const problem &p, const axis_table &t, int64_t w) {
+    const int64_t C = p.c, IW = p.in[2], OW = p.out[2];
+    int64_t first = OW;
+    for (int64_t o = 0; o < OW && first == OW; ++o)
+        if ((OW - o) * C < w || std::max(t.lin[o].i0, t.lin[o].i1) * C + w > IW * C) first = o;
+    for (int64_t o = first; o < OW; ++o)
+        if (std::min(t.lin[o].i0, t.lin[o].i1) * C + C < w) return -1;
+    return OW - first;
+}
+
+// Narrow pixels (jit_conf::narrow) where the flat rows would gather every lane (no windows).
+// A/B on the dev VM, 1 thread, against those flat rows (README, Narrow pixels): f32 and f16
+// take 0.25-0.8x the time wherever the W step gathers, but C = 2 and 3 in 3-D whose W-planes
+// serve many output rows (16 x 40 x 60 -> 16 x 30 x 40: 1.1-1.6x); bf16's widening and
+// rounding cost more per pixel (2.5x f32's), so it needs C >= 4, and 6 in such 3-D. With
+// windows the flat rows make a vector of outputs from one load and a permute (C = 3, 224 x 224
+// -> 512 x 512: 105 us flat, 299 us narrow).
+bool narrow_pays(const problem &p, cpu_isa isa) {
+    const int64_t w = simd_w_of(isa);
+    if (isa != cpu_isa::avx2 || p.fmt != data_format::nxc || p.algorithm != alg::linear || p.c < 2 || p.c >= w) return false;
+    const axis_table t = make_axis(p, 2);
+    if (narrow_edge_px(p, t, w) < 0) return false;
+    if (const int forced = g_narrow.load(); forced >= 0) return forced == 1;
+    jit_conf f;
+    f.simd_w = w, f.IW = p.in[2], f.OW = p.out[2];
+    set_flat_rows(f, p.c);
+    scan_windows(f, t, true);
+    if (f.window) return false;
+    const bool fused = p.k >= 2 && scan_h_links(p).rarely_shared(p), bf16 = p.dt == data_type::bf16;
+    const int64_t min_c = p.k == 3 && !fused ? (bf16 ? 6 : 4) : (bf16 ? 4 : 2);
+    return p.c >= min_c;
+}
+}  // namespace
+
+bool jit_uses_pass_engine(const problem &p, cpu_isa isa) {
+    return p.fmt == data_format::ncx || (p.c < simd_w_of(isa) && !narrow_pays(p, isa));
+}
+
+namespace {
 
 // NXC linear (k >= 2, direct-kernel layout), measured on the dev VM (AMD EPYC, Zen 3),
 // separable vs direct, same process, alternating:
@@ -299,19 +379,21 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
     if (!c.pass_engine) {
         c.c_full = c.C / w;
         c.c_tail = c.C % w;
+        c.narrow = c.C < w;
+        if (c.narrow) c.edge_px = narrow_edge_px(p, make_axis(p, 2), w);
         c.c_bytes = c.C * c.esize;
         c.wtab_stride = lin ? 24 : 8;
         c.rows = p.n * p.out[0] * p.out[1];
         c.src_row_bytes = c.IW * c.C * c.esize;
         c.dst_row_bytes = c.OW * c.C * c.esize;
-        c.nxc_separable = lin && c.k >= 2 && separable_pays(p, hl);
+        c.nxc_separable = lin && c.k >= 2 && !c.narrow && separable_pays(p, hl);
         // 3-D with shared rows: separable over W-planes (plane mode, as for NCX) where they pay.
         // The direct kernel makes 8 W steps per output vector; the LRU of 4 W rows makes each
         // src row's W step again for every od that uses its slice. A/B on the dev VM against
         // the better of those: f32 0.5x with W-planes of 96 KiB, even at 256 KiB, 2.2x slower
         // at 512 KiB (L2 is 512 KiB); 16-bit 0.66-0.81x up to 8 MiB, capped at 4 MiB of
         // per-thread scratch (vol_2x: 2 MiB).
-        if (lin && c.k == 3 && !hl.rarely_shared(p)) {
+        if (lin && c.k == 3 && !c.narrow && !hl.rarely_shared(p)) {
             const int64_t pad = (c.OW * c.C + w - 1) / w * w, planes = 2 * p.in[1] * pad * 4;
             if (c.esize == 2 ? planes <= jit_conf::kNxcPlanes16 : planes <= jit_conf::kPlaneBudget / 2)
                 c.nxc_separable = c.plane_mode = true;
@@ -350,39 +432,8 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
         }
     } else {
         set_flat_rows(c, p.fmt == data_format::ncx ? 1 : c.C);
-        // The window path needs each vector's i0 (and i1) within simd_w consecutive elements.
-        c.window = c.row_in >= w;
         const axis_table wt = make_axis(p, 2);  // the W taps, shared by the scans below
-        bool pairs_open = lin;  // still counting window pairs (see pair_vecs)
-        for (int64_t v = 0; v < c.ow_vecs && c.window; ++v) {
-            int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {-1, -1};
-            bool neighbours = true;
-            int64_t col = -1, tap[2] = {0, 0};  // output column o and its src columns i0, i1
-            // (o, ch) of element e: stepped along e, not divided out per element
-            const int64_t end = std::min(c.row_out, (v + 1) * w);
-            for (int64_t e = v * w, o = e / c.flat_c, ch = e % c.flat_c; e < end; ++e) {
-                if (o != col) {  // a column's taps serve all its flat_c channels
-                    col = o;
-                    if (lin) {
-                        const linear_tap &t = wt.lin[o];
-                        tap[0] = t.i0, tap[1] = t.i1;
-                        neighbours = neighbours && t.i1 == t.i0 + 1;
-                    } else {
-                        tap[0] = tap[1] = wt.nearest[o];
-                    }
-                }
-                for (int i = 0; i < 2; ++i) {
-                    const int64_t ix = tap[i] * c.flat_c + ch;
-                    lo[i] = std::min(lo[i], ix), hi[i] = std::max(hi[i], ix);
-                }
-                if (++ch == c.flat_c) ch = 0, ++o;
-            }
-            c.window = hi[0] - lo[0] < w && hi[1] - lo[1] < w;
-            pairs_open = pairs_open && neighbours && hi[1] - lo[0] < w;
-            if (pairs_open && v < c.ow_full) ++c.pair_vecs;
-            else if (pairs_open) c.pair_tail = true;
-        }
-        if (!c.window) c.pair_vecs = 0, c.pair_tail = false;
+        scan_windows(c, wt, lin);
         c.shuf_windows = lin && c.window && c.esize == 2 && w == 8;
         c.gather_by_insert = !c.window && insert_spelling(isa);
         // Taps are neighbours wherever i0 < IW - 1, and i0 never falls as o grows: the pairs end

@@ -28,6 +28,16 @@ struct jit_conf {
     // one c_tail-lane vector. Nearest copies c_bytes per pixel.
     int64_t c_full = 0, c_tail = 0, c_bytes = 0;
     int wtab_stride = 0;  // bytes per ow record in the NXC W table
+    // AVX2 NXC linear with C < simd_w on the direct kernel (narrow pixels), where the pass
+    // engine's flat rows would gather every lane (narrow_pays in jit_conf.cpp). A pixel is the
+    // low C lanes of a full vector loaded at each tap pixel, and its full-vector store spills
+    // into the pixels after it, which overwrite those lanes with their own. The last edge_px
+    // pixels of a row, whose forward loads or store could leave the row, load each tap as the
+    // vector that ends at its pixel's end instead, move their C lanes down (vpermd) and store
+    // exactly C elements: nothing outside the src rows is read, nothing outside the dst row
+    // written, and no lane a later pixel does not rewrite is ever left wrong.
+    bool narrow = false;
+    int64_t edge_px = 0;
     // NXC linear (k >= 2) can run separably: the row kernel makes the W step of each src row
     // once, as an f32 scratch row of OW * C elements (row_out, ow_* below), and the pass
     // engine's blends form H and D from those rows, as for NCX. The direct row kernel redoes
@@ -321,6 +331,10 @@ void set_nt_min_bytes_for_testing(size_t bytes, size_t bytes_more = 0);
 // Tests force a gather spelling (0: vgatherdps, 1: inserts, -1: by vendor) to cover both on any
 // host. The spelling is not in the cache key, so callers clear the cache around it.
 void set_gather_spelling_for_testing(int spelling);
+// Tests force narrow pixels (jit_conf::narrow) on (1) wherever a row can take them, or off
+// (0), to cover the kernel on shapes the rule leaves to the flat rows; -1: the rule. Not in the
+// cache key either.
+void set_narrow_for_testing(int mode);
 
 // What a window pair's tap-1 index (or vpshufb control, conf.shuf_windows) adds to tap 0's
 // per flat_c: the next element.

@@ -1,5 +1,6 @@
 #include "jit_interp_kernel.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <utility>
@@ -108,8 +109,8 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     };
     auto compute = [&](int64_t n) {
         interp(n, 0);
-        store_f32(out_dt, ptr[reg_dst], vmm_hd0, n, nt_);  // clobbers the io temps, not vmm_out_b
-        if (dpair) store_f32(out_dt, ptr[reg_dst_b], vmm_out_b, n, false);  // NT variant: the first row only
+        store_px(out_dt, ptr[reg_dst], vmm_hd0, n, nt_);  // clobbers the io temps, not vmm_out_b
+        if (dpair) store_px(out_dt, ptr[reg_dst_b], vmm_out_b, n, false);  // NT variant: the first row only
     };
     // AVX2 bf16: 16-channel blocks, their even channels and then their odd ones (w_step's
     // halves), rounded together into one interleaved store (cvt2_to_bf16_interleaved).
@@ -134,6 +135,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             store_bf16_pair(ptr[reg_dst], nt_, c.C % 16 == 0);  // else pixels start 16-byte aligned only
         }
     };
+    if (c.narrow) return narrow_loop(compute, dst_add, out_es);
     Label l_ow, l_c;
     mov(reg_ow, c.OW);
     L(l_ow); {
@@ -328,13 +330,13 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
         if (!same) tap_row(wz, 2, n);
         vmulps(vmm_hd0, vmm_wh0, wx);
         vfmadd231ps(vmm_hd0, vmm_wh1, wy);
-        store_f32(c.dt, ptr[reg_dst], vmm_hd0, n, nt_);  // clobbers the io temps only
+        store_px(c.dt, ptr[reg_dst], vmm_hd0, n, nt_);  // clobbers the io temps only
         vmulps(vmm_hd0, vmm_wd0, same ? wx : wy);
         vfmadd231ps(vmm_hd0, vmm_wd1, same ? wy : wz);
         // NT variant: the first row only. Both rows NT, written a vector each in turn, ran
         // 2x NXC f32 outputs of 16-32 MiB 2.6-4x slower than NT and plain (f16 2.3x), and
         // both plain 1.15-1.4x slower (A/Bs in one process).
-        store_f32(c.dt, ptr[reg_dst_b], vmm_hd0, n, false);
+        store_px(c.dt, ptr[reg_dst_b], vmm_hd0, n, false);
     };
     pixel_loop(compute, [&](int bytes) {
         add(reg_dst, bytes);
@@ -354,6 +356,7 @@ void jit_interp_kernel<isa>::pixel_loop(const std::function<void(int64_t)> &comp
         add(reg_p1, bytes);
         dst_add(bytes);
     };
+    if (c.narrow) return narrow_loop(compute, dst_add, c.esize);
     Label l_ow, l_c;
     mov(reg_ow, c.OW);
     L(l_ow); {
@@ -382,6 +385,53 @@ void jit_interp_kernel<isa>::pixel_loop(const std::function<void(int64_t)> &comp
     }
 }
 
+// Narrow pixels: OW - edge_px forward pixels, each a full vector from its taps' pixels' starts,
+// whose store spills into the pixels after it (they are made later, and overwrite it); then
+// edge_px edge pixels, whose taps load the vectors that end at their pixels' ends (reg_p0 and
+// reg_p1 back by simd_w - C elements; reg_row deltas keep them inside every tap row).
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::narrow_loop(const std::function<void(int64_t)> &compute, const std::function<void(int)> &dst_add,
+                                         int out_es) {
+    const jit_conf &c = conf_;
+    for (const bool edge : {false, true}) {
+        const int64_t n = edge ? c.edge_px : c.OW - c.edge_px;
+        if (n == 0) continue;
+        Label l_px;
+        mov(reg_ow, n);
+        L(l_px); {
+            pixel_taps();
+            if (edge) {
+                const int back = static_cast<int>((simd_w - c.C) * c.esize);
+                sub(reg_p0, back);
+                sub(reg_p1, back);
+            }
+            edge_ = edge;
+            compute(simd_w);
+            edge_ = false;
+            dst_add(static_cast<int>(c.C * out_es));
+            add(reg_tab, c.wtab_stride);
+            dec(reg_ow);
+            jnz(l_px, T_NEAR);
+        }
+    }
+}
+
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::store_px(data_type dt, const Address &a, const Vmm &v, int64_t n, bool nt) {
+    if constexpr (!kEvex) {
+        if (edge_) {
+            // Lanes simd_w - C .. simd_w - 1 hold the pixel: to lanes 0 .. C - 1 (vmm_a is free
+            // once the taps are blended), then exactly C elements.
+            int32_t ctrl[8];
+            for (int l = 0; l < 8; ++l) ctrl[l] = static_cast<int32_t>(std::min<int64_t>(7, l + simd_w - conf_.C));
+            vmovdqu(vmm_a, ptr[rip + pool_vec8(ctrl)]);
+            vpermd(v, vmm_a, v);
+            return store_f32(dt, a, v, conf_.C, false);
+        }
+    }
+    store_f32(dt, a, v, n, nt);
+}
+
 // Same-taps run (pair_kind::same_run): src[0] is src row i, rows i + 1 .. i + M follow it at
 // src_row_bytes steps, and output rows 2m, 2m + 1 (m < M, dst_row_bytes apart from dst) blend
 // W(i + m) and W(i + m + 1) with (wh0, wh1) and (wd0, wd1). Per pixel and channel vector each
@@ -408,10 +458,10 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
             src_row(cur, m, n);
             vmulps(vmm_hd0, vmm_wh0, prev);
             vfmadd231ps(vmm_hd0, vmm_wh1, cur);
-            store_f32(c.dt, ptr[reg_dst + (2 * m - 2) * drb], vmm_hd0, n, false);  // clobbers the io temps only
+            store_px(c.dt, ptr[reg_dst + (2 * m - 2) * drb], vmm_hd0, n, false);  // clobbers the io temps only
             vmulps(vmm_hd0, vmm_wd0, prev);
             vfmadd231ps(vmm_hd0, vmm_wd1, cur);
-            store_f32(c.dt, ptr[reg_dst + (2 * m - 1) * drb], vmm_hd0, n, false);
+            store_px(c.dt, ptr[reg_dst + (2 * m - 1) * drb], vmm_hd0, n, false);
             std::swap(prev, cur);
         }
     };

@@ -68,6 +68,13 @@ private:
     void gen_nxc_linear_run();  // pair_kind::same_run (conf.same_run)
     void pixel_loop(const std::function<void(int64_t)> &compute, const std::function<void(int)> &dst_add);
     void pixel_taps();
+    // Narrow pixels (conf.narrow, AVX2): the forward pixels, then the edge pixels (edge_ set
+    // while they are emitted), for pixel_loop's compute and dst_add; out_es: bytes per output.
+    void narrow_loop(const std::function<void(int64_t)> &compute, const std::function<void(int)> &dst_add, int out_es);
+    bool edge_ = false;
+    // Every output store of the linear kernels: store_f32, or at an edge pixel the move of its
+    // C lanes down to lane 0 and an exact store of C elements.
+    void store_px(data_type dt, const Xbyak::Address &a, const Vmm &v, int64_t n, bool nt);
     void gen_nxc_nearest();
 };
 

@@ -969,6 +969,59 @@ TEST(jit_bitwise, nxc_single_channel_views) {
     });
 }
 
+// AVX2 NXC linear with C < simd_w on the direct kernel (jit_conf::narrow): each pixel a full
+// vector from its taps' pixels, stored whole over the pixels after it; a row's last edge_px
+// pixels loaded backwards, their lanes moved down and stored exactly. First the rule's picks,
+// then the kernel forced on wherever a row can take it: C = 2..7, edges of 1 to 4 pixels and
+// rows that are all edge, W up and down, 1-D to 3-D, the pair, run and D-pair kernels (2x H
+// and D), all dtypes and transforms, specials every third case, 1 to 3 threads, guard pages
+// after src and dst or before them.
+TEST(jit_bitwise, nxc_narrow_pixels) {
+    REQUIRE_AVX2();
+    struct restore {
+        ~restore() {
+            set_narrow_for_testing(-1);
+            clear_cache();
+        }
+    } const r;
+    const threads_and_spelling_restore restore_threads;
+    auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
+    auto nxc = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out, data_type t = data_type::f32) {
+        return problem_builder().src(layout(data_format::nxc, 1, c, in)).sizes(std::move(out)).mode(mode::linear).dt(t);
+    };
+    EXPECT_TRUE(conf(nxc(3, {1080, 1920}, {224, 224})).narrow);  // img_down
+    EXPECT_TRUE(conf(nxc(7, {18, 10, 31}, {5, 3, 14})).narrow);
+    EXPECT_TRUE(conf(nxc(5, {90, 300}, {30, 100}, data_type::bf16)).narrow);
+    EXPECT_FALSE(conf(nxc(3, {90, 300}, {30, 100}, data_type::bf16)).narrow);
+    EXPECT_FALSE(conf(nxc(3, {224, 224}, {512, 512})).narrow);     // W up: windows
+    EXPECT_FALSE(conf(nxc(3, {16, 40, 60}, {16, 30, 40})).narrow);  // 3-D, W-planes shared
+    set_narrow_for_testing(1);
+    clear_cache();
+    EXPECT_FALSE(conf(nxc(3, {9, 2}, {4, 1})).narrow);  // a src row of 6 elements
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+        {{13}, {5}},        {{40}, {17}},          {{4}, {9}},           {{9, 13}, {4, 6}},
+        {{6, 31}, {12, 14}}, {{5, 40}, {5, 40}},   {{7, 8}, {3, 2}},     {{11, 6}, {22, 3}},
+        {{3, 5, 17}, {6, 4, 7}}, {{5, 6, 9}, {3, 4, 20}}, {{2, 3, 12}, {2, 3, 1}}};
+    uint32_t seed = 3100;
+    int64_t narrow = 0, edges = 0;
+    for (int threads : {1, 2, 3}) {
+        omp_set_num_threads(threads);
+        for (int64_t c : {2, 3, 5, 7})
+            for (auto t : kTypes)
+                for (auto ct : kCtms)
+                    for (const auto &cs : cases) {
+                        const auto d = nxc(c, cs.first, cs.second, t).ctm(ct);
+                        const jit_conf cf = conf(d);
+                        narrow += cf.narrow;
+                        edges += cf.narrow && cf.edge_px == cs.second.back();
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads;
+                    }
+    }
+    EXPECT_GT(narrow, 3 * 4 * 3 * 2 * 9);  // most shapes of every C, dtype and transform
+    EXPECT_GT(edges, 0);                   // rows that are all edge
+}
+
 // NCX linear W-planes on the gather path with rows of one vector or less are made flat
 // (jit_conf::flat_w), the blends reading rows OW elements apart: 2-D and 3-D, OW from 1 to 8,
 // W up and down, planes whose flat length ends in a tail, all dtypes (16-bit flat only with

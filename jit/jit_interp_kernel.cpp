@@ -107,10 +107,10 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             vfmadd231ps(vmm_hd0, vmm_wd1, vmm_rw[0]);
         }
     };
-    auto compute = [&](int64_t n) {
-        interp(n, 0);
-        store_px(out_dt, ptr[reg_dst], vmm_hd0, n, nt_);  // clobbers the io temps, not vmm_out_b
-        if (dpair) store_px(out_dt, ptr[reg_dst_b], vmm_out_b, n, false);  // NT variant: the first row only
+    auto compute = [&](int64_t n, int src_off, int dst_off) {
+        interp(n, src_off);
+        store_px(out_dt, ptr[reg_dst + dst_off], vmm_hd0, n, nt_);  // clobbers the io temps, not vmm_out_b
+        if (dpair) store_px(out_dt, ptr[reg_dst_b + dst_off], vmm_out_b, n, false);  // NT variant: the first row only
     };
     // AVX2 bf16: 16-channel blocks, their even channels and then their odd ones (w_step's
     // halves), rounded together into one interleaved store (cvt2_to_bf16_interleaved).
@@ -136,6 +136,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         }
     };
     if (c.narrow) return narrow_loop(compute, dst_add, out_es);
+    if (!split && !pairs && c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, out_es);
     Label l_ow, l_c;
     mov(reg_ow, c.OW);
     L(l_ow); {
@@ -181,14 +182,14 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         if (singles > 0) {
             mov(reg_cnt, singles);
             L(l_c); {
-                compute(simd_w);
+                compute(simd_w, 0, 0);
                 advance(1);
                 dec(reg_cnt);
                 jnz(l_c, T_NEAR);
             }
         }
         if (c.c_tail > 0 && kEvex) {
-            compute(c.c_tail);  // opmask loads and stores: exactly the tail's channels
+            compute(c.c_tail, 0, 0);  // opmask loads and stores: exactly the tail's channels
             dst_add(static_cast<int>(c.c_tail * out_es));
         } else if (c.c_tail > 0) {
             // The last channels as one full vector ending at C (C >= simd_w on this path): it
@@ -199,7 +200,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             sub(reg_p0, back);
             sub(reg_p1, back);
             dst_add(-back_out);
-            compute(simd_w);
+            compute(simd_w, 0, 0);
             dst_add(simd_w * out_es);
         }
         add(reg_tab, c.wtab_stride);
@@ -319,24 +320,24 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
     vbroadcastss(vmm_wh1, ARG(wh[1]));
     vbroadcastss(vmm_wd0, ARG(wd[0]));
     vbroadcastss(vmm_wd1, ARG(wd[1]));
-    auto tap_row = [&](const Vmm &r, int t, int64_t n) {
-        const RegExp ea = t ? reg_p0 + reg_row[t] : RegExp(reg_p0);
-        const RegExp eb = t ? reg_p1 + reg_row[t] : RegExp(reg_p1);
+    auto tap_row = [&](const Vmm &r, int t, int64_t n, int off) {
+        const RegExp ea = (t ? reg_p0 + reg_row[t] : RegExp(reg_p0)) + off;
+        const RegExp eb = (t ? reg_p1 + reg_row[t] : RegExp(reg_p1)) + off;
         w_step(r, ptr[ea], ptr[eb], n);
     };
-    auto compute = [&](int64_t n) {
-        tap_row(wx, 0, n);
-        tap_row(wy, 1, n);
-        if (!same) tap_row(wz, 2, n);
+    auto compute = [&](int64_t n, int src_off, int dst_off) {
+        tap_row(wx, 0, n, src_off);
+        tap_row(wy, 1, n, src_off);
+        if (!same) tap_row(wz, 2, n, src_off);
         vmulps(vmm_hd0, vmm_wh0, wx);
         vfmadd231ps(vmm_hd0, vmm_wh1, wy);
-        store_px(c.dt, ptr[reg_dst], vmm_hd0, n, nt_);  // clobbers the io temps only
+        store_px(c.dt, ptr[reg_dst + dst_off], vmm_hd0, n, nt_);  // clobbers the io temps only
         vmulps(vmm_hd0, vmm_wd0, same ? wx : wy);
         vfmadd231ps(vmm_hd0, vmm_wd1, same ? wy : wz);
         // NT variant: the first row only. Both rows NT, written a vector each in turn, ran
         // 2x NXC f32 outputs of 16-32 MiB 2.6-4x slower than NT and plain (f16 2.3x), and
         // both plain 1.15-1.4x slower (A/Bs in one process).
-        store_px(c.dt, ptr[reg_dst_b], vmm_hd0, n, false);
+        store_px(c.dt, ptr[reg_dst_b + dst_off], vmm_hd0, n, false);
     };
     pixel_loop(compute, [&](int bytes) {
         add(reg_dst, bytes);
@@ -349,7 +350,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
 // vector, as in gen_nxc_linear). compute(n) makes and stores n channels at reg_p0 / reg_p1 and
 // the output pointers; dst_add(bytes) steps the output pointers.
 template <cpu_isa isa>
-void jit_interp_kernel<isa>::pixel_loop(const std::function<void(int64_t)> &compute, const std::function<void(int)> &dst_add) {
+void jit_interp_kernel<isa>::pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add) {
     const jit_conf &c = conf_;
     auto advance = [&](int bytes) {
         add(reg_p0, bytes);
@@ -357,6 +358,7 @@ void jit_interp_kernel<isa>::pixel_loop(const std::function<void(int64_t)> &comp
         dst_add(bytes);
     };
     if (c.narrow) return narrow_loop(compute, dst_add, c.esize);
+    if (c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, c.esize);
     Label l_ow, l_c;
     mov(reg_ow, c.OW);
     L(l_ow); {
@@ -364,21 +366,43 @@ void jit_interp_kernel<isa>::pixel_loop(const std::function<void(int64_t)> &comp
         if (c.c_full > 0) {
             mov(reg_cnt, c.c_full);
             L(l_c); {
-                compute(simd_w);
+                compute(simd_w, 0, 0);
                 advance(simd_w * c.esize);
                 dec(reg_cnt);
                 jnz(l_c, T_NEAR);
             }
         }
         if (c.c_tail > 0 && kEvex) {
-            compute(c.c_tail);
+            compute(c.c_tail, 0, 0);
             dst_add(static_cast<int>(c.c_tail * c.esize));
         } else if (c.c_tail > 0) {
             const int back = static_cast<int>((simd_w - c.c_tail) * c.esize);
             advance(-back);
-            compute(simd_w);
+            compute(simd_w, 0, 0);
             dst_add(simd_w * c.esize);
         }
+        add(reg_tab, c.wtab_stride);
+        dec(reg_ow);
+        jnz(l_ow, T_NEAR);
+    }
+}
+
+// Pixels of at most kUnrollC full vectors: each vector and the tail at their byte offsets
+// from the pixel's taps and output, so per vector no pointer steps and no loop branch (c17
+// NXC linear's same-taps pairs made 6 such instructions per 14), and one output step per pixel.
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::unrolled_pixels(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es) {
+    const jit_conf &c = conf_;
+    const int in_v = simd_w * c.esize, out_v = simd_w * out_es;
+    Label l_ow;
+    mov(reg_ow, c.OW);
+    L(l_ow); {
+        pixel_taps();
+        for (int v = 0; v < c.c_full; ++v) compute(simd_w, v * in_v, v * out_v);
+        const int back = static_cast<int>(simd_w - c.c_tail);  // AVX2: the last vector ends at C
+        if (c.c_tail > 0 && kEvex) compute(c.c_tail, static_cast<int>(c.c_full) * in_v, static_cast<int>(c.c_full) * out_v);
+        else if (c.c_tail > 0) compute(simd_w, static_cast<int>(c.c_full) * in_v - back * c.esize, static_cast<int>(c.c_full) * out_v - back * out_es);
+        dst_add(static_cast<int>(c.C * out_es));
         add(reg_tab, c.wtab_stride);
         dec(reg_ow);
         jnz(l_ow, T_NEAR);
@@ -390,8 +414,7 @@ void jit_interp_kernel<isa>::pixel_loop(const std::function<void(int64_t)> &comp
 // edge_px edge pixels, whose taps load the vectors that end at their pixels' ends (reg_p0 and
 // reg_p1 back by simd_w - C elements; reg_row deltas keep them inside every tap row).
 template <cpu_isa isa>
-void jit_interp_kernel<isa>::narrow_loop(const std::function<void(int64_t)> &compute, const std::function<void(int)> &dst_add,
-                                         int out_es) {
+void jit_interp_kernel<isa>::narrow_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es) {
     const jit_conf &c = conf_;
     for (const bool edge : {false, true}) {
         const int64_t n = edge ? c.edge_px : c.OW - c.edge_px;
@@ -406,7 +429,7 @@ void jit_interp_kernel<isa>::narrow_loop(const std::function<void(int64_t)> &com
                 sub(reg_p1, back);
             }
             edge_ = edge;
-            compute(simd_w);
+            compute(simd_w, 0, 0);
             edge_ = false;
             dst_add(static_cast<int>(c.C * out_es));
             add(reg_tab, c.wtab_stride);
@@ -450,18 +473,20 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
     vbroadcastss(vmm_wh1, ARG(wh[1]));
     vbroadcastss(vmm_wd0, ARG(wd[0]));
     vbroadcastss(vmm_wd1, ARG(wd[1]));
-    auto src_row = [&](const Vmm &r, int m, int64_t n) { w_step(r, ptr[reg_p0 + m * srb], ptr[reg_p1 + m * srb], n); };
-    auto compute = [&](int64_t n) {
+    auto src_row = [&](const Vmm &r, int m, int64_t n, int off) {
+        w_step(r, ptr[reg_p0 + m * srb + off], ptr[reg_p1 + m * srb + off], n);
+    };
+    auto compute = [&](int64_t n, int src_off, int dst_off) {
         Vmm prev = w_prev, cur = w_cur;
-        src_row(prev, 0, n);
+        src_row(prev, 0, n, src_off);
         for (int m = 1; m <= M; ++m) {
-            src_row(cur, m, n);
+            src_row(cur, m, n, src_off);
             vmulps(vmm_hd0, vmm_wh0, prev);
             vfmadd231ps(vmm_hd0, vmm_wh1, cur);
-            store_px(c.dt, ptr[reg_dst + (2 * m - 2) * drb], vmm_hd0, n, false);  // clobbers the io temps only
+            store_px(c.dt, ptr[reg_dst + (2 * m - 2) * drb + dst_off], vmm_hd0, n, false);  // clobbers the io temps only
             vmulps(vmm_hd0, vmm_wd0, prev);
             vfmadd231ps(vmm_hd0, vmm_wd1, cur);
-            store_px(c.dt, ptr[reg_dst + (2 * m - 1) * drb], vmm_hd0, n, false);
+            store_px(c.dt, ptr[reg_dst + (2 * m - 1) * drb + dst_off], vmm_hd0, n, false);
             std::swap(prev, cur);
         }
     };

@@ -66,11 +66,16 @@ private:
     void gen_nxc_linear();
     void gen_nxc_linear_pair();
     void gen_nxc_linear_run();  // pair_kind::same_run (conf.same_run)
-    void pixel_loop(const std::function<void(int64_t)> &compute, const std::function<void(int)> &dst_add);
+    // compute(n, src_off, dst_off) makes and stores n channels at byte offset src_off from
+    // reg_p0 / reg_p1 and dst_off from the output pointers.
+    using compute_fn = std::function<void(int64_t, int, int)>;
+    void pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add);
     void pixel_taps();
+    static constexpr int64_t kUnrollC = 4;  // pixels of up to this many full vectors: unrolled_pixels
+    void unrolled_pixels(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es);
     // Narrow pixels (conf.narrow, AVX2): the forward pixels, then the edge pixels (edge_ set
     // while they are emitted), for pixel_loop's compute and dst_add; out_es: bytes per output.
-    void narrow_loop(const std::function<void(int64_t)> &compute, const std::function<void(int)> &dst_add, int out_es);
+    void narrow_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es);
     bool edge_ = false;
     // Every output store of the linear kernels: store_f32, or at an edge pixel the move of its
     // C lanes down to lane 0 and an exact store of C elements.

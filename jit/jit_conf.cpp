@@ -139,7 +139,6 @@ void set_nt_min_bytes_for_testing(size_t bytes, size_t bytes_more) {
     g_nt_min_override.store(bytes);
 }
 
-
 namespace {
 // How consecutive output rows' taps on one axis relate (linear, one pass; H unless told):
 // `shared`, rows that share a src row with the row before (each a W-row cache hit); `chained`,
@@ -185,7 +184,7 @@ int64_t narrow_edge_px(const problem &p, const axis_table &t, int64_t w) {
 // A/B on the dev VM, 1 thread, against those flat rows (README, Narrow pixels): f32 and f16
 // take 0.25-0.8x the time wherever the W step gathers, but C = 2 and 3 in 3-D whose W-planes
 // serve many output rows (16 x 40 x 60 -> 16 x 30 x 40: 1.1-1.6x); bf16's widening and
-// rounding cost more per pixel (2.5x f32's), so it needs C >= 4, and 6 in such 3-D. With
+// rounding cost more per pixel (2-2.5x f32's), so it needs C >= 4, and 6 in such 3-D. With
 // windows the flat rows make a vector of outputs from one load and a permute (C = 3, 224 x 224
 // -> 512 x 512: 105 us flat, 299 us narrow).
 bool narrow_pays(const problem &p, cpu_isa isa) {

@@ -359,11 +359,9 @@ void jit_interp_kernel<isa>::pixel_loop(const compute_fn &compute, const std::fu
     };
     if (c.narrow) return narrow_loop(compute, dst_add, c.esize);
     if (c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, c.esize);
-    Label l_ow, l_c;
-    mov(reg_ow, c.OW);
-    L(l_ow); {
-        pixel_taps();
+    for_pixels(c.OW, [&] {
         if (c.c_full > 0) {
+            Label l_c;
             mov(reg_cnt, c.c_full);
             L(l_c); {
                 compute(simd_w, 0, 0);
@@ -381,9 +379,20 @@ void jit_interp_kernel<isa>::pixel_loop(const compute_fn &compute, const std::fu
             compute(simd_w, 0, 0);
             dst_add(simd_w * c.esize);
         }
-        add(reg_tab, c.wtab_stride);
+    });
+}
+
+// n pixels: each one's taps (pixel_taps), body, and the step to the next table record.
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::for_pixels(int64_t n, const std::function<void()> &body) {
+    Label l_px;
+    mov(reg_ow, n);
+    L(l_px); {
+        pixel_taps();
+        body();
+        add(reg_tab, conf_.wtab_stride);
         dec(reg_ow);
-        jnz(l_ow, T_NEAR);
+        jnz(l_px, T_NEAR);
     }
 }
 
@@ -393,20 +402,14 @@ void jit_interp_kernel<isa>::pixel_loop(const compute_fn &compute, const std::fu
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::unrolled_pixels(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es) {
     const jit_conf &c = conf_;
-    const int in_v = simd_w * c.esize, out_v = simd_w * out_es;
-    Label l_ow;
-    mov(reg_ow, c.OW);
-    L(l_ow); {
-        pixel_taps();
-        for (int v = 0; v < c.c_full; ++v) compute(simd_w, v * in_v, v * out_v);
-        const int back = static_cast<int>(simd_w - c.c_tail);  // AVX2: the last vector ends at C
-        if (c.c_tail > 0 && kEvex) compute(c.c_tail, static_cast<int>(c.c_full) * in_v, static_cast<int>(c.c_full) * out_v);
-        else if (c.c_tail > 0) compute(simd_w, static_cast<int>(c.c_full) * in_v - back * c.esize, static_cast<int>(c.c_full) * out_v - back * out_es);
+    const int in_v = simd_w * c.esize, out_v = simd_w * out_es, full = static_cast<int>(c.c_full);
+    const int back = static_cast<int>(simd_w - c.c_tail);  // AVX2: the last vector ends at C
+    for_pixels(c.OW, [&] {
+        for (int v = 0; v < full; ++v) compute(simd_w, v * in_v, v * out_v);
+        if (c.c_tail > 0 && kEvex) compute(c.c_tail, full * in_v, full * out_v);
+        else if (c.c_tail > 0) compute(simd_w, full * in_v - back * c.esize, full * out_v - back * out_es);
         dst_add(static_cast<int>(c.C * out_es));
-        add(reg_tab, c.wtab_stride);
-        dec(reg_ow);
-        jnz(l_ow, T_NEAR);
-    }
+    });
 }
 
 // Narrow pixels: OW - edge_px forward pixels, each a full vector from its taps' pixels' starts,
@@ -419,10 +422,7 @@ void jit_interp_kernel<isa>::narrow_loop(const compute_fn &compute, const std::f
     for (const bool edge : {false, true}) {
         const int64_t n = edge ? c.edge_px : c.OW - c.edge_px;
         if (n == 0) continue;
-        Label l_px;
-        mov(reg_ow, n);
-        L(l_px); {
-            pixel_taps();
+        for_pixels(n, [&] {
             if (edge) {
                 const int back = static_cast<int>((simd_w - c.C) * c.esize);
                 sub(reg_p0, back);
@@ -432,10 +432,7 @@ void jit_interp_kernel<isa>::narrow_loop(const compute_fn &compute, const std::f
             compute(simd_w, 0, 0);
             edge_ = false;
             dst_add(static_cast<int>(c.C * out_es));
-            add(reg_tab, c.wtab_stride);
-            dec(reg_ow);
-            jnz(l_px, T_NEAR);
-        }
+        });
     }
 }
 

@@ -71,6 +71,7 @@ private:
     using compute_fn = std::function<void(int64_t, int, int)>;
     void pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add);
     void pixel_taps();
+    void for_pixels(int64_t n, const std::function<void()> &body);  // n pixels: taps, body, next record
     static constexpr int64_t kUnrollC = 4;  // pixels of up to this many full vectors: unrolled_pixels
     void unrolled_pixels(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es);
     // Narrow pixels (conf.narrow, AVX2): the forward pixels, then the edge pixels (edge_ set

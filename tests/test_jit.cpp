@@ -972,10 +972,10 @@ TEST(jit_bitwise, nxc_single_channel_views) {
 // AVX2 NXC linear with C < simd_w on the direct kernel (jit_conf::narrow): each pixel a full
 // vector from its taps' pixels, stored whole over the pixels after it; a row's last edge_px
 // pixels loaded backwards, their lanes moved down and stored exactly. First the rule's picks,
-// then the kernel forced on wherever a row can take it: C = 2..7, edges of 1 to 4 pixels and
-// rows that are all edge, W up and down, 1-D to 3-D, the pair, run and D-pair kernels (2x H
-// and D), all dtypes and transforms, specials every third case, 1 to 3 threads, guard pages
-// after src and dst or before them.
+// then the kernel forced on wherever a row can take it: C = 2, 3, 5 and 7, edges of 1 to 4
+// pixels and rows that are all edge, W up and down, 1-D to 3-D, the pair, run and D-pair
+// kernels (2x H and D), all dtypes and transforms, specials every third case, 1 to 3 threads,
+// guard pages after src and dst or before them.
 TEST(jit_bitwise, nxc_narrow_pixels) {
     REQUIRE_AVX2();
     struct restore {
@@ -1003,7 +1003,7 @@ TEST(jit_bitwise, nxc_narrow_pixels) {
         {{6, 31}, {12, 14}}, {{5, 40}, {5, 40}},   {{7, 8}, {3, 2}},     {{11, 6}, {22, 3}},
         {{3, 5, 17}, {6, 4, 7}}, {{5, 6, 9}, {3, 4, 20}}, {{2, 3, 12}, {2, 3, 1}}};
     uint32_t seed = 3100;
-    int64_t narrow = 0, edges = 0;
+    int64_t narrow = 0, edges = 0, runs = 0, d_pairs = 0;
     for (int threads : {1, 2, 3}) {
         omp_set_num_threads(threads);
         for (int64_t c : {2, 3, 5, 7})
@@ -1014,12 +1014,16 @@ TEST(jit_bitwise, nxc_narrow_pixels) {
                         const jit_conf cf = conf(d);
                         narrow += cf.narrow;
                         edges += cf.narrow && cf.edge_px == cs.second.back();
+                        runs += cf.narrow && cf.same_run > 0;
+                        d_pairs += cf.narrow && cf.d_pairs;
                         ++seed;
                         ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads;
                     }
     }
     EXPECT_GT(narrow, 3 * 4 * 3 * 2 * 9);  // most shapes of every C, dtype and transform
     EXPECT_GT(edges, 0);                   // rows that are all edge
+    EXPECT_GT(runs, 0);                    // same-taps runs (2x H half_pixel)
+    EXPECT_GT(d_pairs, 0);                 // D pairs (2x D)
 }
 
 // NCX linear W-planes on the gather path with rows of one vector or less are made flat

@@ -75,8 +75,10 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
 }
 
 // jit_conf::window, pair_vecs and pair_tail of flat rows (set_flat_rows): the window path
-// needs each vector's i0 (and i1) within simd_w consecutive elements.
-void scan_windows(jit_conf &c, const axis_table &wt, bool lin) {
+// needs each vector's i0 (and i1) within simd_w consecutive elements. taps(o): output column
+// o's W taps (nearest: its index in both).
+template <class Taps>
+void scan_windows(jit_conf &c, const Taps &taps, bool lin) {
     const int64_t w = c.simd_w;
     c.window = c.row_in >= w;
     bool pairs_open = lin;  // still counting window pairs (see pair_vecs)
@@ -89,13 +91,9 @@ void scan_windows(jit_conf &c, const axis_table &wt, bool lin) {
         for (int64_t e = v * w, o = e / c.flat_c, ch = e % c.flat_c; e < end; ++e) {
             if (o != col) {  // a column's taps serve all its flat_c channels
                 col = o;
-                if (lin) {
-                    const linear_tap &t = wt.lin[o];
-                    tap[0] = t.i0, tap[1] = t.i1;
-                    neighbours = neighbours && t.i1 == t.i0 + 1;
-                } else {
-                    tap[0] = tap[1] = wt.nearest[o];
-                }
+                const linear_tap t = taps(o);
+                tap[0] = t.i0, tap[1] = t.i1;
+                neighbours = neighbours && lin && t.i1 == t.i0 + 1;
             }
             for (int i = 0; i < 2; ++i) {
                 const int64_t ix = tap[i] * c.flat_c + ch;
@@ -166,17 +164,26 @@ h_links scan_h_links(const problem &p, int axis = 1) {
 // (jit_conf::d_pairs: the direct NXC kernel and the 3-D plane blends alike).
 bool d_taps_repeat(const problem &p) { return scan_h_links(p, 0).same * 4 >= p.out[0]; }
 
+// Output column o's W taps, as make_axis has them. narrow_pays runs in jit_can_serve, before
+// any kernel is made (and for descriptors whose rows no kernel could take), so it builds no
+// table: a W axis of 2^25 columns would be 512 MiB.
+linear_tap w_tap(const problem &p, int64_t o) { return linear_coord(o, p.in[2], p.out[2], p.ctm); }
+
 // jit_conf::edge_px for narrow pixels of w lanes: from the first output pixel whose forward
 // loads (w elements from the start of a tap's pixel) or store (w from its own) would leave the
 // row, to the row's end; -1 where one of those cannot load backwards either (w elements ending
 // at a tap's pixel's end would start before the row).
-int64_t narrow_edge_px(const problem &p, const axis_table &t, int64_t w) {
+int64_t narrow_edge_px(const problem &p, int64_t w) {
     const int64_t C = p.c, IW = p.in[2], OW = p.out[2];
     int64_t first = OW;
-    for (int64_t o = 0; o < OW && first == OW; ++o)
-        if ((OW - o) * C < w || std::max(t.lin[o].i0, t.lin[o].i1) * C + w > IW * C) first = o;
-    for (int64_t o = first; o < OW; ++o)
-        if (std::min(t.lin[o].i0, t.lin[o].i1) * C + C < w) return -1;
+    for (int64_t o = 0; o < OW && first == OW; ++o) {
+        const linear_tap t = w_tap(p, o);
+        if ((OW - o) * C < w || std::max(t.i0, t.i1) * C + w > IW * C) first = o;
+    }
+    for (int64_t o = first; o < OW; ++o) {
+        const linear_tap t = w_tap(p, o);
+        if (std::min(t.i0, t.i1) * C + C < w) return -1;
+    }
     return OW - first;
 }
 
@@ -186,17 +193,20 @@ int64_t narrow_edge_px(const problem &p, const axis_table &t, int64_t w) {
 // serve many output rows (16 x 40 x 60 -> 16 x 30 x 40: 1.1-1.6x); bf16's widening and
 // rounding cost more per pixel (2-2.5x f32's), so it needs C >= 4, and 6 in such 3-D. With
 // windows the flat rows make a vector of outputs from one load and a permute (C = 3, 224 x 224
-// -> 512 x 512: 105 us flat, 299 us narrow).
+// -> 512 x 512: 105 us flat, 299 us narrow). Only rows the flat rows could take (their limits
+// in jit_can_serve), so narrow pixels change which kernel serves a problem, never whether one
+// does; and H of under 2^24 rows, so the scans here stay bounded for any valid descriptor.
 bool narrow_pays(const problem &p, cpu_isa isa) {
     const int64_t w = simd_w_of(isa);
     if (isa != cpu_isa::avx2 || p.fmt != data_format::nxc || p.algorithm != alg::linear || p.c < 2 || p.c >= w) return false;
-    const axis_table t = make_axis(p, 2);
-    if (narrow_edge_px(p, t, w) < 0) return false;
+    if (p.in[2] * p.c >= (int64_t(1) << 28) || p.out[2] * p.c >= (int64_t(1) << 26) || p.out[1] >= (int64_t(1) << 24))
+        return false;
+    if (narrow_edge_px(p, w) < 0) return false;
     if (const int forced = g_narrow.load(); forced >= 0) return forced == 1;
     jit_conf f;
     f.simd_w = w, f.IW = p.in[2], f.OW = p.out[2];
     set_flat_rows(f, p.c);
-    scan_windows(f, t, true);
+    scan_windows(f, [&](int64_t o) { return w_tap(p, o); }, true);
     if (f.window) return false;
     const bool fused = p.k >= 2 && scan_h_links(p).rarely_shared(p), bf16 = p.dt == data_type::bf16;
     const int64_t min_c = p.k == 3 && !fused ? (bf16 ? 6 : 4) : (bf16 ? 4 : 2);
@@ -379,7 +389,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
         c.c_full = c.C / w;
         c.c_tail = c.C % w;
         c.narrow = c.C < w;
-        if (c.narrow) c.edge_px = narrow_edge_px(p, make_axis(p, 2), w);
+        if (c.narrow) c.edge_px = narrow_edge_px(p, w);
         c.c_bytes = c.C * c.esize;
         c.wtab_stride = lin ? 24 : 8;
         c.rows = p.n * p.out[0] * p.out[1];
@@ -432,7 +442,7 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
     } else {
         set_flat_rows(c, p.fmt == data_format::ncx ? 1 : c.C);
         const axis_table wt = make_axis(p, 2);  // the W taps, shared by the scans below
-        scan_windows(c, wt, lin);
+        scan_windows(c, [&](int64_t o) { return lin ? wt.lin[o] : linear_tap{wt.nearest[o], wt.nearest[o], 1.f, 0.f}; }, lin);
         c.shuf_windows = lin && c.window && c.esize == 2 && w == 8;
         c.gather_by_insert = !c.window && insert_spelling(isa);
         // Taps are neighbours wherever i0 < IW - 1, and i0 never falls as o grows: the pairs end

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -51,6 +52,23 @@ TEST(resources, tables_that_do_not_fit_report_out_of_memory) {
     ASSERT_TRUE(WIFEXITED(st)) << "the child crashed";
     EXPECT_EQ(WEXITSTATUS(st), 0) << "1: it fit, 2: wrong status or message, 3: no error, 4: foreign exception";
 #endif
+}
+
+// Choosing a tier runs before any kernel is made, for descriptors whose rows no kernel could
+// take too: it builds no table and scans no axis of unbounded length. NXC linear C = 3 (the
+// narrow-pixel rule's domain) with W or H of 2^40 (a fuzzer input once made it allocate a W
+// table of 2^40 taps there); W runs on the reference (past the row limits), H on the JIT.
+TEST(resources, choosing_a_tier_for_huge_rows_allocates_nothing) {
+    const int64_t huge = int64_t(1) << 40;
+    const auto t0 = std::chrono::steady_clock::now();
+    const primitive_desc wide(problem_builder().src({1, 1, 40, 3}).sizes({1, huge}).mode(mode::linear));
+    const primitive_desc tall(problem_builder().src({1, 40, 40, 3}).sizes({huge, 10}).mode(mode::linear));
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(wide.impl_name(), "ref");
+    if (host_has(cpu_isa::avx2)) {
+        EXPECT_EQ(tall.impl_name().rfind("jit:", 0), 0u) << tall.impl_name();
+    }
+    EXPECT_LT(s, 1.0) << "choosing took " << s << " s";
 }
 
 TEST(resources, failed_generation_leaves_the_cache_usable_and_the_next_request_retries) {

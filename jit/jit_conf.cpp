@@ -164,9 +164,8 @@ h_links scan_h_links(const problem &p, int axis = 1) {
 // (jit_conf::d_pairs: the direct NXC kernel and the 3-D plane blends alike).
 bool d_taps_repeat(const problem &p) { return scan_h_links(p, 0).same * 4 >= p.out[0]; }
 
-// Output column o's W taps, as make_axis has them. narrow_pays runs in jit_can_serve, before
-// any kernel is made (and for descriptors whose rows no kernel could take), so it builds no
-// table: a W axis of 2^25 columns would be 512 MiB.
+// Output column o's W taps, as make_axis has them. narrow_pays builds no table of its own
+// (make_jit_conf makes one for the flat rows only).
 linear_tap w_tap(const problem &p, int64_t o) { return linear_coord(o, p.in[2], p.out[2], p.ctm); }
 
 // jit_conf::edge_px for narrow pixels of w lanes: from the first output pixel whose forward
@@ -195,7 +194,7 @@ int64_t narrow_edge_px(const problem &p, int64_t w) {
 // windows the flat rows make a vector of outputs from one load and a permute (C = 3, 224 x 224
 // -> 512 x 512: 105 us flat, 299 us narrow). Only rows the flat rows could take (their limits
 // in jit_can_serve), so narrow pixels change which kernel serves a problem, never whether one
-// does; and H of under 2^24 rows, so the scans here stay bounded for any valid descriptor.
+// does; and H of under 2^24 rows, so the scans here stay bounded.
 bool narrow_pays(const problem &p, cpu_isa isa) {
     const int64_t w = simd_w_of(isa);
     if (isa != cpu_isa::avx2 || p.fmt != data_format::nxc || p.algorithm != alg::linear || p.c < 2 || p.c >= w) return false;
@@ -351,8 +350,11 @@ bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not) {
     std::string why;
     if (isa != cpu_isa::avx2 && isa != cpu_isa::avx512_core && isa != cpu_isa::avx512_core_bf16) {
         why = std::string("no kernels for ") + cpu_isa_name(isa) + " in this build";
-    } else if (!jit_uses_pass_engine(p, isa)) {
+    } else if (p.fmt == data_format::nxc && p.c >= simd_w_of(isa)) {
         // Per-pixel byte offsets live in int64 tables; the channel loop adds immediates.
+        // (Narrow pixels take only rows the flat rows' limits below admit, so they need no
+        // check of their own, and choosing a tier, which every descriptor does even on a
+        // cache hit, never runs their rule.)
         if (p.c > (int64_t(1) << 28)) why = "C = " + std::to_string(p.c) + " exceeds the JIT limit 2^28";
     } else {
         // Gathers take signed 32-bit element indices scaled by 4; records use 32-bit offsets.

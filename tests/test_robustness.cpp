@@ -54,10 +54,11 @@ TEST(resources, tables_that_do_not_fit_report_out_of_memory) {
 #endif
 }
 
-// Choosing a tier runs before any kernel is made, for descriptors whose rows no kernel could
-// take too: it builds no table and scans no axis of unbounded length. NXC linear C = 3 (the
-// narrow-pixel rule's domain) with W or H of 2^40 (a fuzzer input once made it allocate a W
-// table of 2^40 taps there); W runs on the reference (past the row limits), H on the JIT.
+// Choosing a tier runs for every descriptor, before any kernel is made and for descriptors
+// whose rows no kernel could take too: it builds no table and scans no axis. NXC linear C = 3
+// (the narrow-pixel rule's domain) with W or H of 2^40: a fuzzer input once made the rule,
+// then run there, allocate a W table of 2^40 taps. W runs on the reference (past the row
+// limits), H on the JIT.
 TEST(resources, choosing_a_tier_for_huge_rows_allocates_nothing) {
     const int64_t huge = int64_t(1) << 40;
     const auto t0 = std::chrono::steady_clock::now();

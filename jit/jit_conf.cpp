@@ -164,6 +164,12 @@ h_links scan_h_links(const problem &p, int axis = 1) {
 // (jit_conf::d_pairs: the direct NXC kernel and the 3-D plane blends alike).
 bool d_taps_repeat(const problem &p) { return scan_h_links(p, 0).same * 4 >= p.out[0]; }
 
+// The flat rows' limits (jit_can_serve): gathers take signed 32-bit element indices scaled by
+// 4, and records use 32-bit offsets. fc: elements per W column (1 for NCX, C for NXC).
+bool flat_rows_fit(const problem &p, int64_t fc) {
+    return p.in[2] * fc < (int64_t(1) << 28) && p.out[2] * fc < (int64_t(1) << 26);
+}
+
 // Output column o's W taps, as make_axis has them. narrow_pays builds no table of its own
 // (make_jit_conf makes one for the flat rows only).
 linear_tap w_tap(const problem &p, int64_t o) { return linear_coord(o, p.in[2], p.out[2], p.ctm); }
@@ -198,8 +204,7 @@ int64_t narrow_edge_px(const problem &p, int64_t w) {
 bool narrow_pays(const problem &p, cpu_isa isa) {
     const int64_t w = simd_w_of(isa);
     if (isa != cpu_isa::avx2 || p.fmt != data_format::nxc || p.algorithm != alg::linear || p.c < 2 || p.c >= w) return false;
-    if (p.in[2] * p.c >= (int64_t(1) << 28) || p.out[2] * p.c >= (int64_t(1) << 26) || p.out[1] >= (int64_t(1) << 24))
-        return false;
+    if (!flat_rows_fit(p, p.c) || p.out[1] >= (int64_t(1) << 24)) return false;
     if (narrow_edge_px(p, w) < 0) return false;
     if (const int forced = g_narrow.load(); forced >= 0) return forced == 1;
     jit_conf f;
@@ -356,11 +361,8 @@ bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not) {
         // check of their own, and choosing a tier, which every descriptor does even on a
         // cache hit, never runs their rule.)
         if (p.c > (int64_t(1) << 28)) why = "C = " + std::to_string(p.c) + " exceeds the JIT limit 2^28";
-    } else {
-        // Gathers take signed 32-bit element indices scaled by 4; records use 32-bit offsets.
-        const int64_t fc = p.fmt == data_format::ncx ? 1 : p.c;
-        if (p.in[2] * fc >= (int64_t(1) << 28) || p.out[2] * fc >= (int64_t(1) << 26))
-            why = "W (" + std::to_string(p.in[2]) + " -> " + std::to_string(p.out[2]) + ") exceeds the JIT row limits";
+    } else if (!flat_rows_fit(p, p.fmt == data_format::ncx ? 1 : p.c)) {
+        why = "W (" + std::to_string(p.in[2]) + " -> " + std::to_string(p.out[2]) + ") exceeds the JIT row limits";
     }
     if (!why.empty() && why_not) *why_not = why;
     return why.empty();

@@ -137,10 +137,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     };
     if (c.narrow) return narrow_loop(compute, dst_add, out_es);
     if (!split && !pairs && c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, out_es);
-    Label l_ow, l_c;
-    mov(reg_ow, c.OW);
-    L(l_ow); {
-        pixel_taps();
+    for_pixels(c.OW, [&] {
         auto advance = [&](int vecs) {
             add(reg_p0, vecs * simd_w * c.esize);
             add(reg_p1, vecs * simd_w * c.esize);
@@ -180,6 +177,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             }
         }
         if (singles > 0) {
+            Label l_c;
             mov(reg_cnt, singles);
             L(l_c); {
                 compute(simd_w, 0, 0);
@@ -203,10 +201,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             compute(simd_w, 0, 0);
             dst_add(simd_w * out_es);
         }
-        add(reg_tab, c.wtab_stride);
-        dec(reg_ow);
-        jnz(l_ow, T_NEAR);
-    }
+    });
 }
 
 // Nearest NXC is a bit copy of C * esize bytes per pixel: whole vectors, then the rest as an

@@ -21,15 +21,18 @@ using xt::problem_builder;
 
 namespace {
 
-constexpr int W = 8;  // AVX2 simd_w in f32 lanes
+// The dispatched tier's simd_w in f32 lanes (8 on AVX2, 16 on AVX-512): the tile boundaries the
+// sweeps below put C and W around.
+const int W = get_effective_cpu_isa() >= cpu_isa::avx512_core ? 16 : 8;
 const std::vector<data_type> kTypes = {data_type::f32, data_type::bf16, data_type::f16};
 const std::vector<mode> kModes = {mode::nearest, mode::linear};
 const std::vector<coordinate_transformation_mode> kCtms = {coordinate_transformation_mode::half_pixel,
                                                            coordinate_transformation_mode::align_corners};
 const std::vector<data_format> kFmts = {data_format::ncx, data_format::nxc};
 
-#define REQUIRE_AVX2()                                                                       \
-    if (!host_has(cpu_isa::avx2)) GTEST_SKIP() << "host CPU lacks AVX2+FMA+F16C: no JIT tier to test"
+// Skips, saying why, where no JIT tier runs or not the one XINTERP_MAX_CPU_ISA names.
+#define REQUIRE_AVX2()                                                     \
+    if (const std::string why = xt::jit_tier_unavailable(); !why.empty()) GTEST_SKIP() << why
 
 // Bit patterns: values where the reference and the JIT may legally differ only in NaN payload.
 bool same_or_both_nan(data_type dt, const uint8_t *a, const uint8_t *b) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -62,6 +63,23 @@ struct problem_builder {
     problem_builder &fmt(xinterp::data_format v) { d.format = v; return *this; }
     operator const xinterp::op_desc &() const { return d; }
 };
+
+// Why the JIT tests cannot run as asked, or "" if they can. ctest runs the JIT suites once
+// more at each lower tier the host runs (tests/CMakeLists.txt), capping the dispatcher with
+// XINTERP_MAX_CPU_ISA; a cap at a tier the host lacks would silently run a lower one, so a
+// test that names a tier with kernels of its own runs only where the dispatcher picks exactly
+// it. Without AVX2 there is no JIT tier at all.
+inline std::string jit_tier_unavailable() {
+    using xinterp::cpu_isa;
+    const cpu_isa got = xinterp::get_effective_cpu_isa();
+    if (got == cpu_isa::none) return "no JIT tier runs here (host lacks AVX2+FMA+F16C, or XINTERP_MAX_CPU_ISA=none)";
+    const char *cap = std::getenv("XINTERP_MAX_CPU_ISA");
+    if (!cap) return "";
+    for (cpu_isa t : {cpu_isa::avx2, cpu_isa::avx512_core, cpu_isa::avx512_core_bf16})
+        if (std::string(cap) == xinterp::cpu_isa_name(t) && got != t)
+            return std::string("XINTERP_MAX_CPU_ISA=") + cap + " but this host runs " + xinterp::cpu_isa_name(got) + " at most";
+    return "";
+}
 
 // Expects `fn` to throw xinterp::error with status `st` and a message containing `frag`.
 template <typename F>

@@ -28,12 +28,6 @@ struct result {
     std::string what;
 };
 
-std::string dims(const std::vector<int64_t> &v) {
-    std::string s;
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
-    return s;
-}
-
 // "C=212,35x33x24,5x49x14" -> a case; false (with a message) on anything else.
 bool parse_shape(const std::string &a, xbench::shape_case &c) {
     auto list = [](const std::string &t, std::vector<int64_t> &v) {
@@ -104,25 +98,9 @@ int main(int argc, char **argv) {
     else std::printf("# one shape x {nearest, linear} x {NCX, NXC}, f32, threads=%d reps=%d warmup=%d ms;\n"
                      "# ratio = oneDNN time / xinterp time (medians)\n", f.threads, f.reps, f.warmup_ms);
     std::mt19937 rng(seed);
-    auto uniform = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
     std::vector<result> all;
-    for (int made = 0; made < shapes;) {
-        xbench::shape_case c = only;
-        if (one.empty()) {
-            const int k = 1 + static_cast<int>(rng() % 3);
-            c.n = 1;
-            c.c = static_cast<int64_t>(std::exp(uniform(0, std::log(300))));
-            for (int i = 0; i < k; ++i) {
-                const int64_t in = static_cast<int64_t>(std::exp(uniform(0, std::log(k == 3 ? 64 : k == 2 ? 400 : 4000))));
-                c.in.push_back(in);
-                c.out.push_back(std::max<int64_t>(1, static_cast<int64_t>(in * std::exp(uniform(std::log(0.1), std::log(8))))));
-            }
-        }
-        const int k = static_cast<int>(c.in.size());
-        double si = 4.0 * c.c, so = 4.0 * c.c;
-        for (int i = 0; i < k; ++i) si *= c.in[i], so *= c.out[i];
-        if (one.empty() && (si + so > 48e6 || si + so < 4e3)) continue;
-        ++made;
+    for (int made = 0; made < shapes; ++made) {
+        const xbench::shape_case c = one.empty() ? xbench::random_shape(rng) : only;
         for (bool linear : {false, true})
             for (bool ncx : {true, false}) {
                 const op_desc d = xbench::make_desc(c, linear, ncx, data_type::f32);
@@ -143,7 +121,7 @@ int main(int argc, char **argv) {
                 const double x = xbench::median(tx), o = xbench::median(td);
                 all.push_back({o / x, x, o,
                                std::string(linear ? "linear " : "nearest ") + (ncx ? "NCX " : "NXC ") + "C=" + std::to_string(c.c) +
-                                   " " + dims(c.in) + " -> " + dims(c.out) + "  " + pd.kernel_name()});
+                                   " " + xbench::dims_str(c.in) + " -> " + xbench::dims_str(c.out) + "  " + pd.kernel_name()});
             }
     }
     double logs = 0;

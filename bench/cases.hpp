@@ -1,7 +1,10 @@
 // The characteristic shape suite (issue: Performance): real-model shapes plus the tails and
 // odd ratios benchdnn uses. Spatial dims only; each runs x {nearest, linear} x {NCX, NXC} x dtype.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -50,6 +53,34 @@ inline xinterp::op_desc make_desc(const shape_case &c, bool linear, bool ncx, xi
     d.format = ncx ? xinterp::data_format::ncx : xinterp::data_format::nxc;
     d.sizes = c.out;
     return d;
+}
+
+// A random shape, as bench_sweep draws them (and bench_isas --sweep): 1-3 spatial dims, C
+// 1-299, src dims up to 4000 / 400 / 64 per axis by rank, each axis scaled by 0.1-8x; drawn
+// again until src + dst in f32 is 4 KB to 48 MB. Log-uniform throughout.
+template <class Rng>
+shape_case random_shape(Rng &rng) {
+    auto uniform = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
+    for (;;) {
+        shape_case c{"random", 1, 0, {}, {}, false};
+        const int k = 1 + static_cast<int>(rng() % 3);
+        c.c = static_cast<int64_t>(std::exp(uniform(0, std::log(300))));
+        for (int i = 0; i < k; ++i) {
+            const int64_t in = static_cast<int64_t>(std::exp(uniform(0, std::log(k == 3 ? 64 : k == 2 ? 400 : 4000))));
+            c.in.push_back(in);
+            c.out.push_back(std::max<int64_t>(1, static_cast<int64_t>(in * std::exp(uniform(std::log(0.1), std::log(8))))));
+        }
+        double si = 4.0 * c.c, so = 4.0 * c.c;
+        for (int i = 0; i < k; ++i) si *= c.in[i], so *= c.out[i];
+        if (si + so <= 48e6 && si + so >= 4e3) return c;
+    }
+}
+
+// "35x33x24"
+inline std::string dims_str(const std::vector<int64_t> &v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
+    return s;
 }
 
 using xinterp::cli::fill_normal;  // the data xinterp bench uses too

@@ -218,7 +218,8 @@ bool narrow_pays(const problem &p, cpu_isa isa) {
 }
 }  // namespace
 
-bool jit_uses_pass_engine(const problem &p, cpu_isa isa) {
+bool jit_uses_pass_engine(const problem &p, kernel_isa k) {
+    const cpu_isa isa = k.generator();
     return p.fmt == data_format::ncx || (p.c < simd_w_of(isa) && !narrow_pays(p, isa));
 }
 
@@ -351,10 +352,11 @@ bool h_is_up2(const problem &p, jit_conf &c) {
 }
 }  // namespace
 
-bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not) {
+bool jit_can_serve(const problem &p, kernel_isa k, std::string *why_not) {
     std::string why;
+    const cpu_isa isa = k.generator();
     if (isa != cpu_isa::avx2 && isa != cpu_isa::avx512_core && isa != cpu_isa::avx512_core_bf16) {
-        why = std::string("no kernels for ") + cpu_isa_name(isa) + " in this build";
+        why = std::string("no kernels for ") + cpu_isa_name(k.tier) + " in this build";
     } else if (p.fmt == data_format::nxc && p.c >= simd_w_of(isa)) {
         // Per-pixel byte offsets live in int64 tables; the channel loop adds immediates.
         // (Narrow pixels take only rows the flat rows' limits below admit, so they need no
@@ -368,9 +370,11 @@ bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not) {
     return why.empty();
 }
 
-jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
+jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     jit_conf c;
+    const cpu_isa isa = k.generator();
     c.isa = isa;
+    c.native_bf16 = p.dt == data_type::bf16 && k.tier >= cpu_isa::avx512_core_bf16;
     c.unit_w = unit_w && p.algorithm == alg::linear;
     c.dt = p.dt;
     c.algorithm = p.algorithm;
@@ -385,9 +389,9 @@ jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w) {
     c.C = p.c;
     c.IW = p.in[2];
     c.OW = p.out[2];
-    if (!jit_can_serve(p, isa, &c.why_not)) return c;
+    if (!jit_can_serve(p, k, &c.why_not)) return c;
     const int64_t w = c.simd_w;
-    c.pass_engine = jit_uses_pass_engine(p, isa);
+    c.pass_engine = jit_uses_pass_engine(p, k);
     const h_links hl = lin && c.k >= 2 ? scan_h_links(p) : h_links{};
     if (!c.pass_engine) {
         c.c_full = c.C / w;

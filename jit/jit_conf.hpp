@@ -12,7 +12,11 @@ struct jit_conf {
     bool ok = false;
     std::string why_not;  // set when !ok: why the JIT cannot serve this problem
 
-    cpu_isa isa = cpu_isa::none;
+    cpu_isa isa = cpu_isa::none;  // the generators' ISA (kernel_isa::generator): avx2 for ymm kernels
+    // bf16 results rounded by VCVTNEPS2BF16: bf16 problems at the avx512_core_bf16 tier, either
+    // width (the 256-bit generators emit its EVEX ymm form there). Its rounding has no fixups,
+    // so there is no clean-src path (kFlagBf16Clean) to take either.
+    bool native_bf16 = false;
     data_type dt = data_type::f32;
     alg algorithm = alg::nearest;
     data_format fmt = data_format::nxc;
@@ -310,11 +314,11 @@ struct jit_conf {
 jit_conf wplane_flat_conf(const jit_conf &c, const problem &p);
 // unit_w: p is an NCX problem whose trailing unit axes (in == out == 1) were dropped (the
 // view kernels, src/jit_drivers.cpp); see jit_conf::unit_w.
-jit_conf make_jit_conf(const problem &p, cpu_isa isa, bool unit_w = false);
+jit_conf make_jit_conf(const problem &p, kernel_isa isa, bool unit_w = false);
 // The cheap parts of make_jit_conf, for dispatch (no table scans): whether the JIT at `isa` can
 // serve p, and whether it runs on the separable pass engine (NCX, or NXC with C < simd_w).
-bool jit_can_serve(const problem &p, cpu_isa isa, std::string *why_not);
-bool jit_uses_pass_engine(const problem &p, cpu_isa isa);
+bool jit_can_serve(const problem &p, kernel_isa isa, std::string *why_not);
+bool jit_uses_pass_engine(const problem &p, kernel_isa isa);
 // The dst size from which NT stores pay for an execution on `threads` threads:
 // XINTERP_NT_MIN_BYTES (or the test override) at any thread count, else half the last-level
 // cache on one thread and the whole of it on more, at least 4 MiB. A dst that fits the LLC is

@@ -16,7 +16,7 @@ constexpr size_t kMaxCodeSize = 16 * 1024;  // the largest kernel (3-D NXC bf16 
 
 template <cpu_isa isa>
 jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf, bool nt, bool w_only, pair_kind pair)
-    : jit_io(kMaxCodeSize, simd_w, isa_traits<isa>::native_bf16),
+    : jit_io(kMaxCodeSize, simd_w, conf.native_bf16),
       conf_(conf),
       nt_(nt && !w_only),
       w_only_(w_only),

@@ -113,6 +113,10 @@ void jit_io::load_u32(const Vmm &v, const Address &a, int64_t n) {
 template <typename Vmm>
 void jit_io::cvt_to_bf16(const Vmm &x) {
     const Vmm t1(kT0), t2(kT1);
+    if (native_bf16_) {  // the bf16 tier's 256-bit kernels: the instruction's EVEX ymm form
+        vcvtneps2bf16(Xmm(kT0), x, EvexEncoding);
+        return;
+    }
     bf16_paths(
         [&] { round_bf16_clean(t1, x, t2); },
         [&] { round_bf16_full(x); });
@@ -166,6 +170,10 @@ void jit_io::round_bf16_full(const Vmm &x) {
 // full rule at 22 (cvt2_to_bf16_full).
 void jit_io::cvt2_to_bf16(const Ymm &x0, const Ymm &x1) {
     const Ymm t0(kT0), t1(kT1), t2(kT2), t3(kT3);
+    if (native_bf16_) {  // words 0-7 from the last operand (x0), 8-15 from x1
+        vcvtne2ps2bf16(t0, x1, x0);
+        return;
+    }
     bf16_paths(
         [&] {
             round_bf16_clean(t0, x0, t2);
@@ -182,6 +190,16 @@ void jit_io::cvt2_to_bf16(const Ymm &x0, const Ymm &x1) {
 // packed words where the in-order rule's vpermq would put the qwords back.
 void jit_io::cvt2_to_bf16_interleaved(const Ymm &even, const Ymm &odd) {
     const Ymm t0(kT0), t1(kT1), t2(kT2), t3(kT3);
+    if (native_bf16_) {
+        // even's eight words, then odd's, then one word permute (AVX512BW+VL) into
+        // even[0], odd[0], even[1], ...: word 2i takes word i, word 2i + 1 word 8 + i.
+        static constexpr int32_t kZipWords[8] = {0x00080000, 0x00090001, 0x000a0002, 0x000b0003,
+                                                 0x000c0004, 0x000d0005, 0x000e0006, 0x000f0007};
+        vcvtne2ps2bf16(t1, odd, even);
+        vmovdqu(t0, ptr[rip + pool_vec8(kZipWords)]);
+        vpermw(t0, t0, t1);
+        return;
+    }
     bf16_paths(
         [&] {
             round_bf16_clean(t0, even, t1);

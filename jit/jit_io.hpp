@@ -13,25 +13,23 @@ namespace xinterp {
 template <cpu_isa isa>
 struct isa_traits;
 
+// Whether bf16 stores use VCVTNEPS2BF16 (which the spec's bf16 rule was written to match) is
+// the conf's (jit_conf::native_bf16): the bf16 tier's 512-bit kernels and its 256-bit ones
+// alike. (The fp16 and AMX tiers dispatch to the bf16 tier: no kernels of their own.)
 template <>
 struct isa_traits<cpu_isa::avx2> {
     using Vmm = Xbyak::Ymm;
     static constexpr int simd_w = 8;
-    static constexpr bool native_bf16 = false;
 };
 template <>
 struct isa_traits<cpu_isa::avx512_core> {
     using Vmm = Xbyak::Zmm;
     static constexpr int simd_w = 16;
-    static constexpr bool native_bf16 = false;
 };
-// AVX512-BF16: the same code, except bf16 stores use VCVTNEPS2BF16, which the spec's bf16 rule
-// was written to match. (The fp16 and AMX tiers dispatch to this one: no kernels of their own.)
 template <>
 struct isa_traits<cpu_isa::avx512_core_bf16> {
     using Vmm = Xbyak::Zmm;
     static constexpr int simd_w = 16;
-    static constexpr bool native_bf16 = true;
 };
 
 // Not a template itself (so that kernel templates deriving from it see Xbyak's members without
@@ -77,7 +75,7 @@ protected:
     // bf16 linear results call it in their constructor; for other dtypes it does nothing, so
     // nothing is emitted twice for them.
     void bf16_clean_flag_at(int args_offset, data_type dt) {
-        if (dt == data_type::bf16) clean_off_ = args_offset;
+        if (dt == data_type::bf16 && !native_bf16_) clean_off_ = args_offset;  // native: no fixups to skip
     }
     template <typename Vmm> void cvt_to_bf16(const Vmm &v);  // 16-bit results in Xmm(kT0)
     // AVX2: the same rounding for two vectors at once (the full rule's fixups on packed 16-bit
@@ -138,7 +136,7 @@ protected:
 
 private:
     int simd_w_;
-    [[maybe_unused]] bool native_bf16_;  // read by jit_io_avx512.cpp only: clang warns in the other TUs
+    bool native_bf16_;
     int clean_off_ = -1;  // bf16_clean_flag_at
     enum { kBoth, kFast, kFull } side_ = kBoth;  // within bf16_paths: the side being emitted
     size_t text_size_ = 0;

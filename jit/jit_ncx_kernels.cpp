@@ -16,7 +16,7 @@ using namespace Xbyak;
 template <cpu_isa isa>
 jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt, bool fused, bool plane, bool h2,
                                   bool dup)
-    : jit_io(kPassCodeSize, simd_w, isa_traits<isa>::native_bf16),
+    : jit_io(kPassCodeSize, simd_w, conf.native_bf16),
       conf_(conf),
       final_(final_out),
       nt_(nt && final_out),

@@ -209,7 +209,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     }
     const axis_table w = make_axis(p, 2);
     const bool lin = p.algorithm == alg::linear;
-    if (lin && p.dt == data_type::bf16) set_bf16_clean_bounds(t, w);
+    if (lin && p.dt == data_type::bf16 && !c.native_bf16) set_bf16_clean_bounds(t, w);  // native: no fixups to skip
     if (c.flat) {  // jit_conf::flat: per output vector, 2^k index vectors, then W, H, D weights
         const int64_t taps = int64_t(1) << c.k, oh_n = p.out[1], ow_n = p.out[2];
         t.wtab.assign(static_cast<size_t>(c.ow_vecs * c.rec_bytes), 0);  // tail lanes: element 0, weights 0

@@ -13,7 +13,7 @@ namespace {
 
 struct key_t {
     problem p;
-    cpu_isa isa;
+    kernel_isa isa;
     bool operator==(const key_t &o) const { return isa == o.isa && p == o.p; }
 };
 
@@ -29,7 +29,7 @@ size_t capacity_from_env() { return static_cast<size_t>(env_nonneg_int("XINTERP_
 
 class lru_cache {
 public:
-    std::shared_ptr<const kernel> get_or_create(const problem &p, cpu_isa isa, bool *hit) {
+    std::shared_ptr<const kernel> get_or_create(const problem &p, kernel_isa isa, bool *hit) {
         std::unique_lock<std::mutex> lock(mu_);
         ensure_capacity();
         if (capacity_ == 0) {
@@ -136,7 +136,7 @@ lru_cache &cache() {
 
 }  // namespace
 
-std::shared_ptr<const kernel> cache_get_or_create(const problem &p, cpu_isa isa, bool *hit) {
+std::shared_ptr<const kernel> cache_get_or_create(const problem &p, kernel_isa isa, bool *hit) {
     return cache().get_or_create(p, isa, hit);
 }
 

@@ -59,6 +59,7 @@ cpu_features detect() {
         f.avx512cd = cpu.has(C::tAVX512CD);
         f.avx512_bf16 = cpu.has(C::tAVX512_BF16);
     }
+    f.family = cpu.displayFamily;
     f.avx512_fp16 = cpu.has(C::tAVX512_FP16);
     f.amx_tile = cpu.has(C::tAMX_TILE);
     f.amx_bf16 = cpu.has(C::tAMX_BF16);
@@ -94,16 +95,35 @@ cpu_isa cap_from_env() {
     }
 }
 
-cpu_isa current_cap() {
-    int c = g_cap.load();
-    if (c >= 0) return static_cast<cpu_isa>(c);
-    std::lock_guard<std::mutex> lock(g_cap_mutex);
-    c = g_cap.load();
-    if (c >= 0) return static_cast<cpu_isa>(c);
-    const cpu_isa cap = cap_from_env();  // throws, and stays unread, on a bad value
-    g_cap.store(static_cast<int>(cap));
-    return cap;
+std::atomic<int> g_hints{-1};  // -1: not read from the environment yet
+
+cpu_isa_hints hints_from_env() {
+    const char *v = std::getenv("XINTERP_CPU_ISA_HINTS");
+    if (!v || !*v) return cpu_isa_hints::automatic;
+    std::string s(v);
+    for (auto &ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (cpu_isa_hints h : {cpu_isa_hints::automatic, cpu_isa_hints::prefer_ymm, cpu_isa_hints::prefer_zmm})
+        if (s == cpu_isa_hints_name(h)) return h;
+    throw error(status::invalid_arguments, "XINTERP_CPU_ISA_HINTS has unknown value '" + std::string(v) +
+                                               "'; expected automatic, prefer_ymm or prefer_zmm");
 }
+
+// A knob's value: slot once set (by the API or an earlier read), else read from the environment
+// now, once; a bad value throws, and the slot stays unread.
+template <typename E, typename Read>
+E knob(std::atomic<int> &slot, Read &&from_env) {
+    int v = slot.load();
+    if (v >= 0) return static_cast<E>(v);
+    std::lock_guard<std::mutex> lock(g_cap_mutex);
+    v = slot.load();
+    if (v >= 0) return static_cast<E>(v);
+    const E e = from_env();
+    slot.store(static_cast<int>(e));
+    return e;
+}
+
+cpu_isa_hints current_hints() { return knob<cpu_isa_hints>(g_hints, hints_from_env); }
+cpu_isa current_cap() { return knob<cpu_isa>(g_cap, cap_from_env); }
 
 }  // namespace
 
@@ -195,13 +215,52 @@ cpu_isa dispatch_tier() {
                                                : "its kernels have never been executed; name it in XINTERP_MAX_CPU_ISA to opt in";
                 verbose_print(std::string("dispatch,skip,") + cpu_isa_name(i) + "," + why);
             }
-            verbose_print(std::string("dispatch,choose,") + cpu_isa_name(isa) +
+            std::string width;
+            if (isa >= cpu_isa::avx512_core)
+                width = std::string(avx512_prefers_ymm() ? ",256" : ",512") + "-bit vectors (cpu_isa_hints " +
+                        cpu_isa_hints_name(current_hints()) + ")";
+            verbose_print(std::string("dispatch,choose,") + cpu_isa_name(isa) + width +
                           (isa == cpu_isa::none ? ",no AVX2+FMA+F16C: every primitive uses the reference" : ""));
         });
     return isa;
 }
 
 cpu_isa dispatch_isa() { return kernel_isa_for(dispatch_tier()); }
+
+bool avx512_on_256bit_units() {
+    const cpu_features &f = host_features();
+    return f.amd && f.family == 0x19 && host_has(cpu_isa::avx512_core);
+}
+
+bool avx512_prefers_ymm() {
+    const cpu_isa_hints h = current_hints();
+    return h == cpu_isa_hints::prefer_ymm || (h == cpu_isa_hints::automatic && avx512_on_256bit_units());
+}
+
+kernel_isa dispatch_kernel_isa() {
+    const cpu_isa isa = dispatch_isa();
+    return kernel_isa(isa, isa >= cpu_isa::avx512_core && avx512_prefers_ymm());
+}
+
+cpu_isa_hints set_cpu_isa_hints(cpu_isa_hints hints) {
+    if (hints < cpu_isa_hints::automatic || hints > cpu_isa_hints::prefer_zmm)
+        throw error(status::invalid_arguments, "cpu_isa_hints has unknown value " + std::to_string(static_cast<int>(hints)));
+    std::lock_guard<std::mutex> lock(g_cap_mutex);
+    const int prev = g_hints.exchange(static_cast<int>(hints));
+    return prev < 0 ? cpu_isa_hints::automatic : static_cast<cpu_isa_hints>(prev);
+}
+
+cpu_isa_hints get_cpu_isa_hints() { return current_hints(); }
+int get_effective_vector_bits() { return dispatch_kernel_isa().vector_bits(); }
+
+const char *cpu_isa_hints_name(cpu_isa_hints hints) {
+    switch (hints) {
+        case cpu_isa_hints::automatic: return "automatic";
+        case cpu_isa_hints::prefer_ymm: return "prefer_ymm";
+        case cpu_isa_hints::prefer_zmm: return "prefer_zmm";
+    }
+    return "unknown";
+}
 
 std::string isa_ladder_report() {
     const cpu_isa chosen = dispatch_tier();

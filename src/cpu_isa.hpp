@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "problem.hpp"
 #include "xinterp/xinterp.hpp"
 
 namespace xinterp {
@@ -17,6 +18,7 @@ struct cpu_features {
     bool os_ymm = false, os_zmm = false, os_amx = false;  // register state enabled by the OS
     bool amx_permitted = false;  // Linux granted this process AMX tile data (ARCH_REQ_XCOMP_PERM)
     int64_t llc_bytes = 0;       // last-level cache (cpuinfo: L3, else L2); 0 if unknown
+    int family = 0;              // CPUID display family (AMD 0x19: Zen 3 and Zen 4)
 };
 
 const cpu_features &host_features();
@@ -32,6 +34,16 @@ const char *tier_status_text(tier_status s);
 // XINTERP_MAX_CPU_ISA value.
 cpu_isa dispatch_isa();   // the kernel ISA: kernel_isa_for(dispatch_tier())
 cpu_isa dispatch_tier();  // the ladder tier chosen
+// Whether the AVX-512 tiers run the 256-bit generators (cpu_isa_hints; automatic: where
+// avx512_on_256bit_units()), and the kernel ISA primitive_descs get: dispatch_isa() at that width.
+bool avx512_prefers_ymm();
+kernel_isa dispatch_kernel_isa();
+// AVX-512 executed on 256-bit units, each 512-bit operation as two halves: AMD Zen 4 (family
+// 0x19; Zen 3, the same family, has no AVX-512). On the Zen 4 dev VM the 512-bit kernels took
+// 1.36x the time of the 256-bit ones over 240 random f32 cases (bench_isas --sweep 60; bf16
+// 1.26x against the emulated 256-bit rounding, f16 1.45x), and lost most where short rows, odd
+// channel tails and gathers waste their lanes.
+bool avx512_on_256bit_units();
 // One line per tier: whether the host has it, whether kernels exist, whether it is chosen.
 std::string isa_ladder_report();
 

@@ -12,7 +12,9 @@ std::string disassemble(const kernel &k) {
     os << "; kernel: " << k.name() << "\n";
     os << "; problem: " << k.prob().str() << "\n";
     if (!k.runs_as().empty()) os << "; runs as: " << k.runs_as() << " (the same bytes, the same steps per element)\n";
-    os << "; isa: " << (k.isa() == cpu_isa::none ? "reference (no generated code)" : cpu_isa_name(k.isa())) << "\n";
+    os << "; isa: " << (k.isa() == cpu_isa::none ? "reference (no generated code)" : cpu_isa_name(k.isa()));
+    if (k.code_isa().ymm) os << ", 256-bit vectors (cpu_isa_hints: the 256-bit generators at an AVX-512 tier)";
+    os << "\n";
     const auto parts = k.parts();
     char line[160];
     for (const auto &pt : parts) {

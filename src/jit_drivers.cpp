@@ -18,7 +18,7 @@ using detail::part;
 template <cpu_isa kIsa>
 class jit_nxc_kernel : public jit_kernel_base {
 public:
-    jit_nxc_kernel(const problem &p, cpu_isa isa, jit_conf conf) : jit_kernel_base(p, isa, std::move(conf)) {
+    jit_nxc_kernel(const problem &p, kernel_isa isa, jit_conf conf) : jit_kernel_base(p, isa, std::move(conf)) {
         {
             arena_scope in(arena_);
             // A kind's regular variant, and its NT variant where dst is NT-sized.
@@ -199,12 +199,13 @@ private:
     }
 };
 
-// The conf is made once here and decides the driver.
+// The conf is made once here and decides the driver. k: the kernel's tier and width, whose
+// generators are kIsa's (k.generator()).
 template <cpu_isa kIsa>
-std::shared_ptr<kernel> make_direct(const problem &p, bool unit_w) {
-    jit_conf c = make_jit_conf(p, kIsa, unit_w);
-    if (c.ok && (c.pass_engine || c.nxc_separable)) return detail::make_pass_kernel(p, kIsa, std::move(c));
-    return std::make_shared<jit_nxc_kernel<kIsa>>(p, kIsa, std::move(c));
+std::shared_ptr<kernel> make_direct(const problem &p, kernel_isa k, bool unit_w) {
+    jit_conf c = make_jit_conf(p, k, unit_w);
+    if (c.ok && (c.pass_engine || c.nxc_separable)) return detail::make_pass_kernel(p, k, std::move(c));
+    return std::make_shared<jit_nxc_kernel<kIsa>>(p, k, std::move(c));
 }
 
 // An NCX problem with spatial axes of 1 -> 1 at its end, computed as a cheaper problem over
@@ -220,7 +221,7 @@ std::shared_ptr<kernel> make_direct(const problem &p, bool unit_w) {
 // A view may run another view (single_channel_view below): runs_as names the last problem.
 class jit_view_kernel : public kernel {
 public:
-    jit_view_kernel(const problem &p, cpu_isa isa, std::shared_ptr<kernel> inner) : kernel(p, isa), inner_(std::move(inner)) {}
+    jit_view_kernel(const problem &p, kernel_isa isa, std::shared_ptr<kernel> inner) : kernel(p, isa), inner_(std::move(inner)) {}
     void execute(const void *src, void *dst) const override { inner_->execute(src, dst); }
     std::vector<code_part> parts() const override { return inner_->parts(); }
     size_t generated_functions() const override { return inner_->generated_functions(); }
@@ -276,7 +277,7 @@ bool unit_axes_view(const problem &p, problem &q, bool &unit_w) {
 // alike (1 thread: under 64 KiB of traffic). Elsewhere both run the same rows (flat rows of
 // W * 1 elements against NCX rows), so NXC stays: 300x200 -> 100x50, 64x64 -> 128x128,
 // 20x30x40 -> 10x15x20 and 1000 -> 250 ran within the noise of each other (2 threads).
-bool single_channel_view(const problem &p, cpu_isa isa, problem &q) {
+bool single_channel_view(const problem &p, kernel_isa isa, problem &q) {
     if (p.fmt != data_format::nxc || p.c != 1 || p.empty()) return false;
     bool every_unit = true;
     for (int i = 3 - p.k; i < 3; ++i) every_unit &= p.in[i] == 1 && p.out[i] == 1;
@@ -295,26 +296,26 @@ bool single_channel_view(const problem &p, cpu_isa isa, problem &q) {
 }
 
 template <cpu_isa kIsa>
-std::shared_ptr<kernel> make_for(const problem &p) {
+std::shared_ptr<kernel> make_for(const problem &p, kernel_isa k) {
     problem q;
     bool unit_w = false;
-    if (single_channel_view(p, kIsa, q) && jit_can_serve(q, kIsa, nullptr))
-        return std::make_shared<jit_view_kernel>(p, kIsa, make_for<kIsa>(q));
-    if (unit_axes_view(p, q, unit_w) && jit_can_serve(q, kIsa, nullptr))
-        return std::make_shared<jit_view_kernel>(p, kIsa, make_direct<kIsa>(q, unit_w));
-    return make_direct<kIsa>(p, false);
+    if (single_channel_view(p, k, q) && jit_can_serve(q, k, nullptr))
+        return std::make_shared<jit_view_kernel>(p, k, make_for<kIsa>(q, k));
+    if (unit_axes_view(p, q, unit_w) && jit_can_serve(q, k, nullptr))
+        return std::make_shared<jit_view_kernel>(p, k, make_direct<kIsa>(q, k, unit_w));
+    return make_direct<kIsa>(p, k, false);
 }
 
 }  // namespace
 
-std::shared_ptr<kernel> make_jit_kernel(const problem &p, cpu_isa isa) {
-    switch (isa) {
-        case cpu_isa::avx2: return make_for<cpu_isa::avx2>(p);
-        case cpu_isa::avx512_core: return make_for<cpu_isa::avx512_core>(p);
-        case cpu_isa::avx512_core_bf16: return make_for<cpu_isa::avx512_core_bf16>(p);
+std::shared_ptr<kernel> make_jit_kernel(const problem &p, kernel_isa isa) {
+    switch (isa.generator()) {
+        case cpu_isa::avx2: return make_for<cpu_isa::avx2>(p, isa);
+        case cpu_isa::avx512_core: return make_for<cpu_isa::avx512_core>(p, isa);
+        case cpu_isa::avx512_core_bf16: return make_for<cpu_isa::avx512_core_bf16>(p, isa);
         default: break;
     }
-    throw error(status::unimplemented, std::string("jit: no kernels for ") + cpu_isa_name(isa));
+    throw error(status::unimplemented, std::string("jit: no kernels for ") + cpu_isa_name(isa.tier));
 }
 
 }  // namespace xinterp

@@ -7,5 +7,5 @@
 #include "kernel.hpp"
 
 namespace xinterp {
-std::shared_ptr<kernel> make_jit_kernel(const problem &p, cpu_isa isa);  // throws unimplemented
+std::shared_ptr<kernel> make_jit_kernel(const problem &p, kernel_isa isa);  // throws unimplemented
 }  // namespace xinterp

@@ -29,7 +29,7 @@ inline kernel::code_part part(const char *role, const jit_io &g) { return {role,
 class jit_kernel_base : public kernel {
 public:
     // conf: make_jit_conf(p, isa), computed once by the dispatcher that picked the driver.
-    jit_kernel_base(const problem &p, cpu_isa isa, jit_conf conf) : kernel(p, isa), conf_(std::move(conf)) {
+    jit_kernel_base(const problem &p, kernel_isa isa, jit_conf conf) : kernel(p, isa), conf_(std::move(conf)) {
         if (!conf_.ok) throw error(status::unimplemented, "jit: " + conf_.why_not);
         tables_ = make_jit_tables(p, conf_);
     }
@@ -138,7 +138,7 @@ protected:
     // The pass runs on the threads the kernel will use, so it does not eat into their scaling.
     int64_t exec_flags(const void *src) const {
         const problem &p = prob();
-        if (tables_.bf16_clean_lo == 0 || isa() >= cpu_isa::avx512_core_bf16 || p.src_bytes > p.dst_bytes) return 0;
+        if (tables_.bf16_clean_lo == 0 || conf_.native_bf16 || p.src_bytes > p.dst_bytes) return 0;
         const uint16_t *words = static_cast<const uint16_t *>(src);
         const size_t n = p.src_bytes / 2;
         const uint16_t lo = tables_.bf16_clean_lo, hi = tables_.bf16_clean_hi;
@@ -171,7 +171,7 @@ protected:
 };
 
 // The separable pass driver (src/jit_pass_driver.cpp), for NCX, small-C NXC and separable NXC.
-std::shared_ptr<kernel> make_pass_kernel(const problem &p, cpu_isa isa, jit_conf conf);
+std::shared_ptr<kernel> make_pass_kernel(const problem &p, kernel_isa isa, jit_conf conf);
 
 }  // namespace detail
 }  // namespace xinterp

@@ -28,7 +28,7 @@ public:
 
     using wrow_t = jit_interp_kernel<kIsa>;
 
-    jit_ncx_kernel(const problem &p, cpu_isa isa, jit_conf conf) : jit_kernel_base(p, isa, std::move(conf)) {
+    jit_ncx_kernel(const problem &p, kernel_isa isa, jit_conf conf) : jit_kernel_base(p, isa, std::move(conf)) {
         {
             arena_scope in(arena_);
             generate_parts(p);
@@ -619,15 +619,15 @@ private:
 
 }  // namespace
 
-std::shared_ptr<kernel> make_pass_kernel(const problem &p, cpu_isa isa, jit_conf conf) {
-    switch (isa) {
+std::shared_ptr<kernel> make_pass_kernel(const problem &p, kernel_isa isa, jit_conf conf) {
+    switch (isa.generator()) {
         case cpu_isa::avx2: return std::make_shared<jit_ncx_kernel<cpu_isa::avx2>>(p, isa, std::move(conf));
         case cpu_isa::avx512_core: return std::make_shared<jit_ncx_kernel<cpu_isa::avx512_core>>(p, isa, std::move(conf));
         case cpu_isa::avx512_core_bf16:
             return std::make_shared<jit_ncx_kernel<cpu_isa::avx512_core_bf16>>(p, isa, std::move(conf));
         default: break;
     }
-    throw error(status::unimplemented, std::string("jit: no kernels for ") + cpu_isa_name(isa));
+    throw error(status::unimplemented, std::string("jit: no kernels for ") + cpu_isa_name(isa.tier));
 }
 
 }  // namespace detail

@@ -26,9 +26,9 @@ public:
 
 }  // namespace
 
-kernel::kernel(const problem &p, cpu_isa isa) : prob_(p), isa_(isa), name_(make_kernel_name(p, isa)) {}
+kernel::kernel(const problem &p, kernel_isa isa) : prob_(p), isa_(isa), name_(make_kernel_name(p, isa)) {}
 
-std::string make_kernel_name(const problem &p, cpu_isa isa) {
+std::string make_kernel_name(const problem &p, kernel_isa isa) {
     char hash[16];
     std::snprintf(hash, sizeof hash, "%08x", static_cast<unsigned>(hash_problem(p, isa) & 0xffffffffu));
     std::string n = "xinterp_";
@@ -36,22 +36,23 @@ std::string make_kernel_name(const problem &p, cpu_isa isa) {
     n += p.ctm == coordinate_transformation_mode::half_pixel ? "hp_" : "ac_";
     n += to_string(p.dt);
     n += p.fmt == data_format::ncx ? "_ncx_" : "_nxc_";
-    n += isa == cpu_isa::none ? "ref" : cpu_isa_name(isa);
+    n += isa.tier == cpu_isa::none ? "ref" : cpu_isa_name(isa.tier);
+    if (isa.ymm) n += "_ymm";
     return n + "_" + hash;
 }
 
-bool jit_supports(const problem &p, cpu_isa isa, std::string *why_not) {
-    if (isa == cpu_isa::none) return false;
+bool jit_supports(const problem &p, kernel_isa isa, std::string *why_not) {
+    if (isa.tier == cpu_isa::none) return false;
     return jit_can_serve(p, isa, why_not);
 }
 
-std::shared_ptr<const kernel> create_kernel(const problem &p, cpu_isa isa) {
+std::shared_ptr<const kernel> create_kernel(const problem &p, kernel_isa isa) {
     std::shared_ptr<const kernel> k;
     for (int n = g_injected_failures.load(); n > 0;)
         if (g_injected_failures.compare_exchange_weak(n, n - 1))
             throw error(status::out_of_memory, "injected generation failure for " + p.str());
     try {
-        if (isa == cpu_isa::none)
+        if (isa.tier == cpu_isa::none)
             k = std::make_shared<reference_kernel>(p, isa);
         else
             k = make_jit_kernel(p, isa);

@@ -11,11 +11,12 @@ namespace xinterp {
 
 class kernel {
 public:
-    kernel(const problem &p, cpu_isa isa);
+    kernel(const problem &p, kernel_isa isa);
     virtual ~kernel() = default;
     const std::string &name() const { return name_; }
     const problem &prob() const { return prob_; }
-    cpu_isa isa() const { return isa_; }
+    cpu_isa isa() const { return isa_.tier; }          // the tier (none: the reference)
+    const kernel_isa &code_isa() const { return isa_; }  // ... and the generators' width
     // Writes dst for this kernel's problem. Arguments are validated by the caller.
     virtual void execute(const void *src, void *dst) const = 0;
     // Every generated function of the kernel: the dump, the perf map, the dump files and the
@@ -38,17 +39,18 @@ public:
 
 private:
     problem prob_;
-    cpu_isa isa_;
+    kernel_isa isa_;
     std::string name_;
 };
 
-// "xinterp_linear_hp_bf16_nxc_avx2_3fa91c07": mode, transform, dtype, layout, ISA (or "ref")
-// and the low 32 bits of the descriptor hash.
-std::string make_kernel_name(const problem &p, cpu_isa isa);
+// "xinterp_linear_hp_bf16_nxc_avx2_3fa91c07": mode, transform, dtype, layout, ISA (or "ref"),
+// "_ymm" where an AVX-512 tier runs the 256-bit generators, and the low 32 bits of the
+// descriptor hash.
+std::string make_kernel_name(const problem &p, kernel_isa isa);
 // Whether the JIT at `isa` can serve p; otherwise the reference runs.
-bool jit_supports(const problem &p, cpu_isa isa, std::string *why_not = nullptr);
+bool jit_supports(const problem &p, kernel_isa isa, std::string *why_not = nullptr);
 // Generates (no cache). isa == none gives the reference kernel.
-std::shared_ptr<const kernel> create_kernel(const problem &p, cpu_isa isa);
+std::shared_ptr<const kernel> create_kernel(const problem &p, kernel_isa isa);
 uint64_t kernel_generations();  // kernels created so far, process-wide
 // Tests: the next n create_kernel calls fail with out_of_memory (an injected fault).
 void inject_generation_failures_for_testing(int n);

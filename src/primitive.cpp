@@ -10,14 +10,14 @@
 namespace xinterp {
 namespace {
 
-// The tier a problem runs at: the dispatcher's choice unless the JIT cannot serve it.
-cpu_isa choose_isa(const problem &p, impl_kind impl) {
+// The tier (and width) a problem runs at: the dispatcher's choice unless the JIT cannot serve it.
+kernel_isa choose_isa(const problem &p, impl_kind impl) {
     // An empty problem (N or C is 0) computes nothing: no tables, no code, whatever its
     // spatial dims (which may be huge).
     if (impl == impl_kind::reference || p.empty()) return cpu_isa::none;
-    const cpu_isa isa = dispatch_isa();
+    const kernel_isa isa = dispatch_kernel_isa();
     std::string why;
-    if (isa != cpu_isa::none && !jit_supports(p, isa, &why)) {
+    if (isa.tier != cpu_isa::none && !jit_supports(p, isa, &why)) {
         if (verbose_level() > 0) verbose_print("dispatch,fallback,ref," + why);
         return cpu_isa::none;
     }
@@ -26,7 +26,7 @@ cpu_isa choose_isa(const problem &p, impl_kind impl) {
 
 std::string impl_name_of(cpu_isa isa) { return isa == cpu_isa::none ? "ref" : std::string("jit:") + cpu_isa_name(isa); }
 
-std::shared_ptr<const kernel> fetch_kernel(const problem &p, cpu_isa isa) {
+std::shared_ptr<const kernel> fetch_kernel(const problem &p, kernel_isa isa) {
     const double t0 = now_us();
     bool hit = false;
     auto k = cache_get_or_create(p, isa, &hit);
@@ -34,7 +34,7 @@ std::shared_ptr<const kernel> fetch_kernel(const problem &p, cpu_isa isa) {
         char t[32];
         std::snprintf(t, sizeof t, "%.1f", now_us() - t0);
         verbose_print(std::string("create:") + (hit ? "cache_hit," : "cache_miss,") + k->name() + "," +
-                      impl_name_of(isa) + "," + p.str() + "," + t + "us");
+                      impl_name_of(isa.tier) + "," + p.str() + "," + t + "us");
     }
     return k;
 }
@@ -86,7 +86,9 @@ primitive_desc::primitive_desc(const op_desc &desc, impl_kind impl)
       impl_(impl) {
     if (impl != impl_kind::any && impl != impl_kind::reference)
         throw error(status::invalid_arguments, "impl has unknown value " + std::to_string(static_cast<int>(impl)));
-    isa_ = choose_isa(*prob_, impl);
+    const kernel_isa k = choose_isa(*prob_, impl);
+    isa_ = k.tier;
+    ymm_ = k.ymm;
 }
 
 const op_desc &primitive_desc::desc() const { return prob_->desc; }
@@ -95,8 +97,9 @@ const std::vector<int64_t> &primitive_desc::dst_dims() const { return prob_->dst
 size_t primitive_desc::src_bytes() const { return prob_->src_bytes; }
 size_t primitive_desc::dst_bytes() const { return prob_->dst_bytes; }
 std::string primitive_desc::impl_name() const { return impl_name_of(isa_); }
-std::string primitive_desc::kernel_name() const { return make_kernel_name(*prob_, isa_); }
+std::string primitive_desc::kernel_name() const { return make_kernel_name(*prob_, kernel_isa(isa_, ymm_)); }
 cpu_isa primitive_desc::isa() const { return isa_; }
+int primitive_desc::vector_bits() const { return kernel_isa(isa_, ymm_).vector_bits(); }
 
 std::vector<int64_t> primitive_desc::dst_dims_for(const int32_t *sizes, size_t n) const {
     return with_runtime_sizes(*prob_, sizes, n).dst_dims;
@@ -105,7 +108,8 @@ size_t primitive_desc::dst_bytes_for(const int32_t *sizes, size_t n) const {
     return with_runtime_sizes(*prob_, sizes, n).dst_bytes;
 }
 
-primitive::primitive(const primitive_desc &pd) : pd_(pd), kernel_(fetch_kernel(*pd.get_problem(), pd.isa())) {}
+primitive::primitive(const primitive_desc &pd)
+    : pd_(pd), kernel_(fetch_kernel(*pd.get_problem(), kernel_isa(pd.isa(), pd.vector_bits() == 256))) {}
 
 void primitive::execute(const void *src, void *dst) const {
     check_buffers(kernel_->prob(), src, dst);
@@ -121,7 +125,7 @@ void primitive::execute(const void *src, const int32_t *sizes, size_t sizes_len,
         return;
     }
     // A new dst shape is a new problem: its kernel comes from (or goes into) the cache.
-    const cpu_isa isa = choose_isa(p, pd_.requested_impl());
+    const kernel_isa isa = choose_isa(p, pd_.requested_impl());
     run(*fetch_kernel(p, isa), src, dst);
 }
 

@@ -158,7 +158,7 @@ bool problem::operator==(const problem &o) const {
            out[1] == o.out[1] && out[2] == o.out[2];
 }
 
-uint64_t hash_problem(const problem &p, cpu_isa isa) {
+uint64_t hash_problem(const problem &p, kernel_isa isa) {
     uint64_t h = 1469598103934665603ull;
     auto mix = [&h](int64_t v) {
         for (int i = 0; i < 8; ++i) {
@@ -175,7 +175,8 @@ uint64_t hash_problem(const problem &p, cpu_isa isa) {
     mix(p.c);
     for (int i = 0; i < 3; ++i) mix(p.in[i]);
     for (int i = 0; i < 3; ++i) mix(p.out[i]);
-    mix(static_cast<int64_t>(isa));
+    mix(static_cast<int64_t>(isa.tier));
+    if (isa.ymm) mix(256);  // (the tier's own width mixes nothing: its hashes stay what they were)
     return h;
 }
 

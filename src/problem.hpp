@@ -42,8 +42,24 @@ problem make_problem(const op_desc &d);
 // The same problem with the dst spatial dims taken from a runtime s32 sizes tensor.
 problem with_runtime_sizes(const problem &p, const int32_t *sizes, size_t sizes_len);
 
+// What a kernel's code is generated for: the dispatched tier, whose instructions it may use,
+// and whether an AVX-512 tier runs the 256-bit generators (ymm; cpu_isa_hints in
+// src/cpu_isa.hpp). Everything keyed on code (the cache, kernel names, the hash) takes it. A
+// bare cpu_isa converts to its tier at the tier's own width.
+struct kernel_isa {
+    cpu_isa tier = cpu_isa::none;
+    bool ymm = false;  // only ever set on AVX-512 tiers
+    kernel_isa() = default;
+    kernel_isa(cpu_isa t, bool y = false) : tier(t), ymm(y && t >= cpu_isa::avx512_core) {}  // NOLINT: implicit by design
+    // The generator templates that emit the code: the 256-bit ones for avx2 and for ymm.
+    cpu_isa generator() const { return ymm ? cpu_isa::avx2 : tier; }
+    int vector_bits() const { return tier == cpu_isa::none ? 0 : generator() == cpu_isa::avx2 ? 256 : 512; }
+    friend bool operator==(const kernel_isa &a, const kernel_isa &b) { return a.tier == b.tier && a.ymm == b.ymm; }
+    friend bool operator!=(const kernel_isa &a, const kernel_isa &b) { return !(a == b); }
+};
+
 // 64-bit FNV-1a over every identity field, explicitly. `isa` is mixed in because it changes code.
-uint64_t hash_problem(const problem &p, cpu_isa isa);
+uint64_t hash_problem(const problem &p, kernel_isa isa);
 
 // A non-negative integer knob from the environment: `fallback` when unset or empty; a clear
 // invalid_arguments error (naming the variable and the value) when it is anything else.

@@ -160,7 +160,7 @@ int main(int argc, char **argv) {
         const drawn c = dr.draw();
         try {
             const primitive_desc jpd(c.d), rpd(c.d, impl_kind::reference);
-            isa = jpd.impl_name();
+            isa = jpd.impl_name() + "/" + std::to_string(jpd.vector_bits());
             const bool rt = !c.runtime.empty();
             const size_t out = rt ? jpd.dst_bytes_for(c.runtime.data(), c.runtime.size()) : jpd.dst_bytes();
             const size_t es = c.d.dt == data_type::f32 ? 4 : 2;

@@ -72,7 +72,7 @@ TEST_F(cache_test, shrinking_the_capacity_evicts) {
 
 // Every key hashes to one bucket: lookups must still compare the whole descriptor.
 TEST_F(cache_test, forced_hash_collisions_never_return_a_wrong_kernel) {
-    cache_set_hash_for_testing([](const problem &, cpu_isa) -> uint64_t { return 42; });
+    cache_set_hash_for_testing([](const problem &, kernel_isa) -> uint64_t { return 42; });
     for (int w = 1; w <= 6; ++w) {
         const op_desc d = desc_n(w);
         primitive_desc pd(d), rpd(d, impl_kind::reference);
@@ -98,4 +98,43 @@ TEST_F(cache_test, concurrent_requests_generate_once) {
     for (const auto &n : names) EXPECT_EQ(n, names[0]);
     EXPECT_EQ(get_cache_stats().misses, 1u);
     EXPECT_EQ(get_cache_stats().hits, 15u);
+}
+
+// The AVX-512 tiers' width (cpu_isa_hints) is part of a kernel's identity: the same problem
+// and tier at 256 and 512 bits are two kernels with two names, each cached on its own, even
+// when every key collides. Generated here whatever the host (never executed).
+TEST_F(cache_test, the_vector_width_is_part_of_the_key) {
+    cache_set_hash_for_testing([](const problem &, kernel_isa) -> uint64_t { return 7; });
+    const problem p = make_problem(desc_n(9));
+    bool hit = true;
+    const auto z = cache_get_or_create(p, kernel_isa(cpu_isa::avx512_core_bf16), &hit);
+    EXPECT_FALSE(hit);
+    const auto y = cache_get_or_create(p, kernel_isa(cpu_isa::avx512_core_bf16, true), &hit);
+    EXPECT_FALSE(hit) << "the 256-bit kernel is not the 512-bit one";
+    EXPECT_NE(z->name(), y->name());
+    EXPECT_NE(y->name().find("_avx512_core_bf16_ymm_"), std::string::npos) << y->name();
+    EXPECT_EQ(cache_get_or_create(p, kernel_isa(cpu_isa::avx512_core_bf16, true), &hit), y);
+    EXPECT_TRUE(hit);
+    EXPECT_EQ(kernel_isa(cpu_isa::avx2, true), kernel_isa(cpu_isa::avx2)) << "AVX2 has one width";
+    EXPECT_EQ(kernel_isa(cpu_isa::avx512_core, true).generator(), cpu_isa::avx2);
+    xt::expect_error([] { set_cpu_isa_hints(static_cast<cpu_isa_hints>(9)); }, status::invalid_arguments,
+                     "cpu_isa_hints has unknown value 9");
+}
+
+// set_cpu_isa_hints is read when a primitive_desc is made: its width and kernel follow it.
+TEST_F(cache_test, hints_pick_the_width_primitive_descs_get) {
+    if (get_effective_cpu_isa() < cpu_isa::avx512_core) GTEST_SKIP() << "this host dispatches to no AVX-512 tier: one width only";
+    const cpu_isa_hints saved = get_cpu_isa_hints();
+    set_cpu_isa_hints(cpu_isa_hints::prefer_ymm);
+    const primitive_desc y(desc_n(5));
+    set_cpu_isa_hints(cpu_isa_hints::prefer_zmm);
+    const primitive_desc z(desc_n(5));
+    set_cpu_isa_hints(saved);
+    EXPECT_EQ(y.vector_bits(), 256);
+    EXPECT_EQ(z.vector_bits(), 512);
+    EXPECT_EQ(y.isa(), z.isa()) << "the tier is chosen once; only the width differs";
+    EXPECT_NE(y.kernel_name().find("_ymm_"), std::string::npos) << y.kernel_name();
+    EXPECT_NE(primitive(y).dump_asm().find("256-bit vectors"), std::string::npos);
+    EXPECT_NE(primitive(z).dump_asm().find("zmm"), std::string::npos);
+    EXPECT_EQ(get_cache_stats().entries, 2u);
 }

@@ -253,6 +253,33 @@ TEST_F(cli_test, max_cpu_isa_env) {
     EXPECT_NE(run("info", "XINTERP_NT_MIN_BYTES=12345").out.find("non-temporal stores for dst >= 12345 bytes"), std::string::npos);
 }
 
+// XINTERP_CPU_ISA_HINTS picks the AVX-512 tiers' width; asm --vector-bits shows either on any
+// host (generated, never executed). Bad values name the knob and the value.
+TEST_F(cli_test, cpu_isa_hints_env_and_asm_vector_bits) {
+    for (const char *h : {"prefer_ymm", "prefer_zmm", "automatic"}) {
+        const result r = run("info", std::string("XINTERP_CPU_ISA_HINTS=") + h);
+        ASSERT_EQ(r.rc, 0) << r.err;
+        EXPECT_NE(r.out.find(std::string("cpu isa hints: ") + h), std::string::npos) << r.out;
+    }
+    const result bad = run("info", "XINTERP_CPU_ISA_HINTS=prefer_xmm");
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("XINTERP_CPU_ISA_HINTS has unknown value 'prefer_xmm'"), std::string::npos) << bad.err;
+    const std::string a = "asm --src-shape 1,5,7,19 --mode linear --sizes 9,13 --dtype bf16 --isa avx512_core_bf16 ";
+    const result y = run(a + "--vector-bits 256"), z = run(a + "--vector-bits 512");
+    ASSERT_EQ(y.rc, 0) << y.err;
+    ASSERT_EQ(z.rc, 0) << z.err;
+    EXPECT_NE(y.out.find("_avx512_core_bf16_ymm_"), std::string::npos) << y.out;
+    EXPECT_NE(y.out.find("256-bit vectors"), std::string::npos);
+    EXPECT_NE(y.out.find("vcvtne2ps2bf16 ymm"), std::string::npos) << "the 256-bit bf16 tier rounds natively";
+    EXPECT_EQ(y.out.find("zmm"), std::string::npos);
+    EXPECT_EQ(z.out.find("_ymm_"), std::string::npos);
+    EXPECT_NE(z.out.find("zmm"), std::string::npos);
+    EXPECT_EQ(run(a + "--vector-bits 128").rc, 2);
+    const result narrow = run("asm --src-shape 1,5,7,19 --mode linear --sizes 9,13 --isa avx2 --vector-bits 512");
+    EXPECT_EQ(narrow.rc, 2);
+    EXPECT_NE(narrow.err.find("--vector-bits 512 needs an AVX-512 --isa"), std::string::npos) << narrow.err;
+}
+
 TEST_F(cli_test, asm_prints_a_named_listing) {
     const result r = run("asm --src-shape 1,5,7,19 --mode linear --sizes 9,13 --dtype bf16", "XINTERP_MAX_CPU_ISA=avx2");
     ASSERT_EQ(r.rc, 0) << r.err;

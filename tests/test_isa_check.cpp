@@ -53,13 +53,15 @@ struct tier_rules {
 };
 
 // What each tier may contain: AVX2 is VEX only; AVX-512 tiers add EVEX (and VEX opmask ops);
-// only avx512_core_bf16 may use AVX512-BF16; no tier uses AVX512-FP16 or AMX.
-tier_rules rules_for(cpu_isa isa) {
+// only avx512_core_bf16 may use AVX512-BF16; no tier uses AVX512-FP16 or AMX. At 256 bits
+// (cpu_isa_hints) avx512_core is avx2's code, and avx512_core_bf16 adds only the EVEX ymm
+// bf16 conversions (and the word permute that orders them).
+tier_rules rules_for(kernel_isa isa) {
     tier_rules r;
     r.allowed = {ZYDIS_ISA_EXT_BASE, ZYDIS_ISA_EXT_LONGMODE, ZYDIS_ISA_EXT_AVX, ZYDIS_ISA_EXT_AVX2,
                  ZYDIS_ISA_EXT_AVX2GATHER, ZYDIS_ISA_EXT_FMA, ZYDIS_ISA_EXT_F16C};
-    r.evex = isa >= cpu_isa::avx512_core;
-    r.bf16 = isa >= cpu_isa::avx512_core_bf16;
+    r.bf16 = isa.tier >= cpu_isa::avx512_core_bf16;
+    r.evex = isa.tier >= cpu_isa::avx512_core && (!isa.ymm || r.bf16);
     if (r.evex) r.allowed.insert({ZYDIS_ISA_EXT_AVX512EVEX, ZYDIS_ISA_EXT_AVX512VEX});
     return r;
 }
@@ -71,13 +73,17 @@ bool names(ZydisISASet set, const char *what) {
 
 }  // namespace
 
-class isa_check : public ::testing::TestWithParam<cpu_isa> {};
+namespace xinterp {
+void PrintTo(const kernel_isa &k, std::ostream *os) { *os << cpu_isa_name(k.tier) << "/" << k.vector_bits(); }
+}  // namespace xinterp
+
+class isa_check : public ::testing::TestWithParam<kernel_isa> {};
 
 TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
-    const cpu_isa isa = GetParam();
-    if (kernel_isa_for(isa) != isa)
-        GTEST_SKIP() << cpu_isa_name(isa) << ": no kernels of its own; it runs the "
-                     << cpu_isa_name(kernel_isa_for(isa)) << " kernels, checked in that tier's case";
+    const kernel_isa isa = GetParam();
+    if (kernel_isa_for(isa.tier) != isa.tier)
+        GTEST_SKIP() << cpu_isa_name(isa.tier) << ": no kernels of its own; it runs the "
+                     << cpu_isa_name(kernel_isa_for(isa.tier)) << " kernels, checked in that tier's case";
     const tier_rules rules = rules_for(isa);
     size_t kernels = 0, insns = 0, bf16_insns = 0;
     // Every dst counts as NT-sized, so the NT variants and the stream copy are generated and
@@ -102,7 +108,10 @@ TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
                 ZydisDisassembledInstruction in;
                 ASSERT_TRUE(ZYAN_SUCCESS(ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64, 0, pt.code + off, pt.text - off, &in)))
                     << k->name() << "." << pt.role << ": byte " << off << " does not decode";
-                EXPECT_TRUE(rules.allowed.count(in.info.meta.isa_ext)) << k->name() << ": '" << in.text << "' is outside " << cpu_isa_name(isa);
+                EXPECT_TRUE(rules.allowed.count(in.info.meta.isa_ext)) << k->name() << ": '" << in.text << "' is outside " << cpu_isa_name(isa.tier);
+                if (isa.vector_bits() == 256) {
+                    EXPECT_EQ(std::strstr(in.text, "zmm"), nullptr) << k->name() << ": '" << in.text << "' in a 256-bit kernel";
+                }
                 if (!rules.bf16) {
                     EXPECT_FALSE(names(in.info.meta.isa_set, "BF16")) << k->name() << ": '" << in.text << "' needs AVX512-BF16";
                 }
@@ -131,5 +140,14 @@ TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(tiers, isa_check, ::testing::ValuesIn(std::vector<cpu_isa>(std::begin(kAllIsas), std::end(kAllIsas))),
-                         [](const ::testing::TestParamInfo<cpu_isa> &i) { return std::string(cpu_isa_name(i.param)); });
+// Every tier at its own width, and the AVX-512 tiers with kernels of their own at 256 bits too.
+std::vector<kernel_isa> checked_isas() {
+    std::vector<kernel_isa> v(std::begin(kAllIsas), std::end(kAllIsas));
+    v.emplace_back(cpu_isa::avx512_core, true);
+    v.emplace_back(cpu_isa::avx512_core_bf16, true);
+    return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(tiers, isa_check, ::testing::ValuesIn(checked_isas()), [](const ::testing::TestParamInfo<kernel_isa> &i) {
+    return std::string(cpu_isa_name(i.param.tier)) + (i.param.ymm ? "_ymm" : "");
+});

@@ -21,9 +21,9 @@ using xt::problem_builder;
 
 namespace {
 
-// The dispatched tier's simd_w in f32 lanes (8 on AVX2, 16 on AVX-512): the tile boundaries the
-// sweeps below put C and W around.
-const int W = get_effective_cpu_isa() >= cpu_isa::avx512_core ? 16 : 8;
+// The dispatched kernels' simd_w in f32 lanes (8 at 256 bits, 16 at 512): the tile boundaries
+// the sweeps below put C and W around. (After xt::kTestFlavorApplied, from test_util.hpp.)
+const int W = get_effective_vector_bits() == 512 ? 16 : 8;
 const std::vector<data_type> kTypes = {data_type::f32, data_type::bf16, data_type::f16};
 const std::vector<mode> kModes = {mode::nearest, mode::linear};
 const std::vector<coordinate_transformation_mode> kCtms = {coordinate_transformation_mode::half_pixel,

@@ -64,21 +64,34 @@ struct problem_builder {
     operator const xinterp::op_desc &() const { return d; }
 };
 
-// Why the JIT tests cannot run as asked, or "" if they can. ctest runs the JIT suites once
-// more at each lower tier the host runs (tests/CMakeLists.txt), capping the dispatcher with
-// XINTERP_MAX_CPU_ISA; a cap at a tier the host lacks would silently run a lower one, so a
-// test that names a tier with kernels of its own runs only where the dispatcher picks exactly
-// it. Without AVX2 there is no JIT tier at all.
+// XINTERP_TEST_FLAVOR=TIER[/BITS] (ctest's runs at each tier and width the host has,
+// tests/CMakeLists.txt): caps the dispatcher at TIER and, for an AVX-512 TIER, picks its width
+// (cpu_isa_hints prefer_ymm for 256, prefer_zmm for 512), before any test or static in a file
+// that includes this header. One variable because ctest's gtest discovery cannot pass two.
+inline const bool kTestFlavorApplied = [] {
+    const char *f = std::getenv("XINTERP_TEST_FLAVOR");
+    if (!f || !*f) return false;
+    const std::string s(f);
+    const size_t slash = s.find('/');
+    xinterp::set_max_cpu_isa(xinterp::cpu_isa_from_name(s.substr(0, slash)));
+    if (slash != std::string::npos)
+        xinterp::set_cpu_isa_hints(s.substr(slash + 1) == "256" ? xinterp::cpu_isa_hints::prefer_ymm : xinterp::cpu_isa_hints::prefer_zmm);
+    return true;
+}();
+
+// Why the JIT tests cannot run as asked, or "" if they can. Without AVX2 there is no JIT tier
+// at all; under XINTERP_TEST_FLAVOR the dispatcher must pick exactly that tier and width (a cap
+// at a tier the host lacks would silently run a lower one, and pass under the wrong name).
 inline std::string jit_tier_unavailable() {
     using xinterp::cpu_isa;
     const cpu_isa got = xinterp::get_effective_cpu_isa();
+    const int bits = xinterp::get_effective_vector_bits();
     if (got == cpu_isa::none) return "no JIT tier runs here (host lacks AVX2+FMA+F16C, or XINTERP_MAX_CPU_ISA=none)";
-    const char *cap = std::getenv("XINTERP_MAX_CPU_ISA");
-    if (!cap) return "";
-    for (cpu_isa t : {cpu_isa::avx2, cpu_isa::avx512_core, cpu_isa::avx512_core_bf16})
-        if (std::string(cap) == xinterp::cpu_isa_name(t) && got != t)
-            return std::string("XINTERP_MAX_CPU_ISA=") + cap + " but this host runs " + xinterp::cpu_isa_name(got) + " at most";
-    return "";
+    const char *f = std::getenv("XINTERP_TEST_FLAVOR");
+    if (!f || !*f) return "";
+    const std::string want(f), have = std::string(xinterp::cpu_isa_name(got)) + "/" + std::to_string(bits);
+    if (want == have || want == xinterp::cpu_isa_name(got)) return "";
+    return "XINTERP_TEST_FLAVOR=" + want + " but this host runs " + have + " there";
 }
 
 // Expects `fn` to throw xinterp::error with status `st` and a message containing `frag`.

@@ -37,6 +37,13 @@ enum class impl_kind { any, reference };
 // The ISA ladder, lowest to highest. Each tier includes the ones below it.
 enum class cpu_isa { none = 0, avx2, avx512_core, avx512_core_bf16, avx512_core_fp16, avx512_core_amx };
 
+// Which vector width the AVX-512 tiers generate (oneDNN's ISA hints, plus the other side).
+// prefer_ymm: the 256-bit generators, with the tier's EVEX instructions where they serve (bf16
+// stores by VCVTNEPS2BF16 at avx512_core_bf16); prefer_zmm: the 512-bit ones; automatic:
+// prefer_ymm where the host runs 512-bit operations on 256-bit units (AMD Zen 4), else
+// prefer_zmm. AVX2 is 256-bit either way.
+enum class cpu_isa_hints { automatic = 0, prefer_ymm, prefer_zmm };
+
 struct op_desc {
     std::vector<int64_t> src_dims;   // in data_format order: NCX = [N, C, X...], NXC = [N, X..., C]
     data_type dt = data_type::f32;
@@ -62,6 +69,7 @@ public:
     std::string impl_name() const;    // "jit:avx2", "ref", ...
     std::string kernel_name() const;  // the one name shared by dump, perf map and verbose log
     cpu_isa isa() const;              // cpu_isa::none for the reference
+    int vector_bits() const;          // 256 or 512 (cpu_isa_hints); 0 for the reference
 
     // dst dims and bytes that execute(src, sizes, dst) would produce for this runtime sizes
     // tensor (s32, length = number of spatial dims). Throws on invalid sizes.
@@ -76,6 +84,7 @@ private:
     std::shared_ptr<const problem> prob_;
     impl_kind impl_;
     cpu_isa isa_;
+    bool ymm_ = false;  // an AVX-512 tier on the 256-bit generators
 };
 
 class primitive {
@@ -103,6 +112,13 @@ cpu_isa set_max_cpu_isa(cpu_isa cap);
 cpu_isa get_max_cpu_isa();
 // The tier `impl_kind::any` dispatches to now (cpu_isa::none means the reference).
 cpu_isa get_effective_cpu_isa();
+// The AVX-512 tiers' vector width (same effect as XINTERP_CPU_ISA_HINTS=prefer_ymm|prefer_zmm|
+// automatic), read when a primitive_desc is made. Returns the previous hints.
+cpu_isa_hints set_cpu_isa_hints(cpu_isa_hints hints);
+cpu_isa_hints get_cpu_isa_hints();
+// The width primitive_descs at the effective tier get now: 256 or 512 (0 without a JIT tier).
+int get_effective_vector_bits();
+const char *cpu_isa_hints_name(cpu_isa_hints hints);
 const char *cpu_isa_name(cpu_isa isa);
 cpu_isa cpu_isa_from_name(const std::string &name);  // throws invalid_arguments on unknown names
 

@@ -83,15 +83,17 @@ op_desc problem_from_shape_flags(const parsed_args &a) {
 
 int cmd_asm(int argc, char **argv) {
     std::vector<std::string> known = kProblemFlags;
-    known.insert(known.end(), {"--src-shape", "--isa"});
+    known.insert(known.end(), {"--src-shape", "--isa", "--vector-bits"});
     const parsed_args a = parse_flags(argc, argv, 2, known);
     if (a.help) {
         std::printf("usage: xinterp asm --src-shape N,C,.. --mode MODE (--sizes ..|--scales ..) [flags]\n%s"
                     "  --src-shape DIMS   the src dims in --data-format order (no data is needed)\n"
                     "  --isa TIER         generate for this tier whatever the host CPU: avx2, avx512_core,\n"
                     "                     avx512_core_bf16, avx512_core_fp16, avx512_core_amx (never executed)\n"
+                    "  --vector-bits N    with an AVX-512 --isa: 256 (the 256-bit generators) or 512\n"
+                    "                     (default: XINTERP_CPU_ISA_HINTS, else this host's preference)\n"
                     "Prints the kernel's Intel-syntax listing. Without --isa: the tier execute would use\n"
-                    "(XINTERP_MAX_CPU_ISA caps it).\n",
+                    "(XINTERP_MAX_CPU_ISA caps it, XINTERP_CPU_ISA_HINTS picks the AVX-512 tiers' width).\n",
                     kProblemFlagsHelp);
         return 0;
     }
@@ -106,13 +108,23 @@ int cmd_asm(int argc, char **argv) {
         }
         const cpu_isa k = kernel_isa_for(tier);
         if (k == cpu_isa::none) throw usage_error("--isa " + a.get("--isa") + " has no kernels");
+        bool ymm = avx512_prefers_ymm();
+        if (a.has("--vector-bits")) {
+            const std::string bits = a.get("--vector-bits");
+            if (bits != "256" && bits != "512") throw usage_error("--vector-bits has unknown value '" + bits + "'; expected 256 or 512");
+            if (k < cpu_isa::avx512_core && bits == "512")
+                throw usage_error("--vector-bits 512 needs an AVX-512 --isa; " + a.get("--isa") + " is 256-bit");
+            ymm = bits == "256";
+        }
         primitive_desc pd(d);  // validates the problem
         std::string why;
-        if (!jit_supports(*pd.get_problem(), k, &why)) throw error(status::unimplemented, "--isa " + a.get("--isa") + ": " + why);
+        const kernel_isa code(k, ymm);
+        if (!jit_supports(*pd.get_problem(), code, &why)) throw error(status::unimplemented, "--isa " + a.get("--isa") + ": " + why);
         if (k != tier) std::printf("; %s has no kernels of its own: it runs the %s kernels\n", cpu_isa_name(tier), cpu_isa_name(k));
-        std::fputs(disassemble(*create_kernel(*pd.get_problem(), k)).c_str(), stdout);
+        std::fputs(disassemble(*create_kernel(*pd.get_problem(), code)).c_str(), stdout);
         return 0;
     }
+    if (a.has("--vector-bits")) throw usage_error("--vector-bits needs --isa (without it, XINTERP_CPU_ISA_HINTS picks the width)");
     primitive_desc pd(d, parse_impl(a.get("--impl", "auto")));
     primitive prim(pd);
     std::fputs(prim.dump_asm().c_str(), stdout);
@@ -225,6 +237,8 @@ int cmd_info(int argc, char **argv) {
     const cpu_isa chosen = get_effective_cpu_isa();
     std::printf("impl for --impl auto: %s\n",
                 chosen == cpu_isa::none ? "ref" : (std::string("jit:") + cpu_isa_name(chosen)).c_str());
+    std::printf("cpu isa hints: %s (XINTERP_CPU_ISA_HINTS); AVX-512 on 256-bit units: %s; vectors for --impl auto: %d-bit\n",
+                cpu_isa_hints_name(get_cpu_isa_hints()), avx512_on_256bit_units() ? "yes" : "no", get_effective_vector_bits());
     const cache_stats s = get_cache_stats();
     std::printf("kernel cache: capacity=%llu entries=%llu hits=%llu misses=%llu evictions=%llu\n",
                 (unsigned long long)s.capacity, (unsigned long long)s.entries, (unsigned long long)s.hits,

@@ -196,12 +196,16 @@ int64_t narrow_edge_px(const problem &p, int64_t w) {
 // A/B on the dev VM, 1 thread, against those flat rows (README, Narrow pixels): f32 and f16
 // take 0.25-0.8x the time wherever the W step gathers, but C = 2 and 3 in 3-D whose W-planes
 // serve many output rows (16 x 40 x 60 -> 16 x 30 x 40: 1.1-1.6x); bf16's widening and
-// rounding cost more per pixel (2-2.5x f32's), so it needs C >= 4, and 6 in such 3-D. With
-// windows the flat rows make a vector of outputs from one load and a permute (C = 3, 224 x 224
-// -> 512 x 512: 105 us flat, 299 us narrow). Only rows the flat rows could take (their limits
-// in jit_can_serve), so narrow pixels change which kernel serves a problem, never whether one
-// does; and H of under 2^24 rows, so the scans here stay bounded.
-bool narrow_pays(const problem &p, cpu_isa isa) {
+// emulated rounding cost more per pixel (2-2.5x f32's), so it needs C >= 4, and 6 in such 3-D.
+// Rounded natively (the bf16 tier's 256-bit kernels) bf16 takes f32's rule: on the Zen 4 dev
+// VM img_down NXC bf16 (C = 3) ran 0.70x the time of the flat rows, 18x310 -> 5x140 C = 3
+// 0.65x, 30x300 -> 10x100 C = 2 0.93x. With windows the flat rows make a vector of outputs from
+// one load and a permute (C = 3, 224 x 224 -> 512 x 512: 105 us flat, 299 us narrow). Only rows
+// the flat rows could take (their limits in jit_can_serve), so narrow pixels change which
+// kernel serves a problem, never whether one does; and H of under 2^24 rows, so the scans here
+// stay bounded. (256-bit generators only: at 512 bits C < 16 keeps the flat rows.)
+bool narrow_pays(const problem &p, kernel_isa k) {
+    const cpu_isa isa = k.generator();
     const int64_t w = simd_w_of(isa);
     if (isa != cpu_isa::avx2 || p.fmt != data_format::nxc || p.algorithm != alg::linear || p.c < 2 || p.c >= w) return false;
     if (!flat_rows_fit(p, p.c) || p.out[1] >= (int64_t(1) << 24)) return false;
@@ -212,7 +216,8 @@ bool narrow_pays(const problem &p, cpu_isa isa) {
     set_flat_rows(f, p.c);
     scan_windows(f, [&](int64_t o) { return w_tap(p, o); }, true);
     if (f.window) return false;
-    const bool fused = p.k >= 2 && scan_h_links(p).rarely_shared(p), bf16 = p.dt == data_type::bf16;
+    const bool fused = p.k >= 2 && scan_h_links(p).rarely_shared(p);
+    const bool bf16 = p.dt == data_type::bf16 && k.tier < cpu_isa::avx512_core_bf16;  // emulated rounding
     const int64_t min_c = p.k == 3 && !fused ? (bf16 ? 6 : 4) : (bf16 ? 4 : 2);
     return p.c >= min_c;
 }
@@ -220,7 +225,7 @@ bool narrow_pays(const problem &p, cpu_isa isa) {
 
 bool jit_uses_pass_engine(const problem &p, kernel_isa k) {
     const cpu_isa isa = k.generator();
-    return p.fmt == data_format::ncx || (p.c < simd_w_of(isa) && !narrow_pays(p, isa));
+    return p.fmt == data_format::ncx || (p.c < simd_w_of(isa) && !narrow_pays(p, k));
 }
 
 namespace {

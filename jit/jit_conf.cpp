@@ -76,11 +76,12 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
 
 // jit_conf::window, pair_vecs and pair_tail of flat rows (set_flat_rows): the window path
 // needs each vector's i0 (and i1) within simd_w consecutive elements. taps(o): output column
-// o's W taps (nearest: its index in both).
+// o's W taps (nearest: its index in both). A row shorter than a vector is one window on
+// AVX-512, loaded under an opmask (jit_conf::short_window); AVX2 has no cheap masked load.
 template <class Taps>
 void scan_windows(jit_conf &c, const Taps &taps, bool lin) {
     const int64_t w = c.simd_w;
-    c.window = c.row_in >= w;
+    c.window = c.row_in >= w || c.isa >= cpu_isa::avx512_core;
     bool pairs_open = lin;  // still counting window pairs (see pair_vecs)
     for (int64_t v = 0; v < c.ow_vecs && c.window; ++v) {
         int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {-1, -1};

@@ -157,6 +157,12 @@ struct jit_conf {
     int64_t ow_full = 0, ow_tail = 0, ow_pad = 0, ow_vecs = 0;
     int64_t iw_full = 0, iw_tail = 0, iw_pad = 0;
     bool window = false;
+    // AVX-512 rows shorter than a vector (row_in < simd_w): every vector's taps lie in the whole
+    // row, so the row is each vector's window, at base 0, loaded under an opmask of row_in lanes
+    // (nothing past the row is read) and zero above them. Where the 16-lane gathers took every
+    // lane: odd3d NCX f32 (rows of 11) and r15to73 NCX (15) ran 4-5x and 2.4x slower at 512
+    // bits than AVX2's 8-lane windows on the Zen 4 dev VM.
+    bool short_window() const { return window && row_in < simd_w; }
     // AVX2 16-bit linear on the window path: vpshufb selects each tap set from the 8-word
     // window, where widening it and vpermps (one pipe on Zen 3) did. bf16: the window in both
     // 128-bit lanes (vbroadcasti128), and lane l's control puts word k into the top half of

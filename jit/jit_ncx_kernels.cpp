@@ -165,7 +165,7 @@ void jit_ncx_wpass<isa>::load_window(const Vmm &v, const Address &a) {
         if (conf_.shuf_windows && conf_.dt == data_type::bf16) return vbroadcasti128(v, a);
         if (conf_.shuf_windows) return vmovdqu(Xmm(v.getIdx()), a);
     }
-    load_f32(conf_.dt, v, a, simd_w);
+    load_f32(conf_.dt, v, a, conf_.short_window() ? conf_.row_in : simd_w);  // short: the row, under a mask
 }
 
 template <cpu_isa isa>
@@ -244,7 +244,7 @@ void jit_ncx_wpass<isa>::nearest_vector(int64_t n) {
     if (c.window && c.esize == 2 && kEvex) {
         // 16 words, widened to dwords, permuted, narrowed: vpshufb cannot cross 128-bit lanes.
         movsxd(reg_ba, dword[tab()]);
-        load_u32(vmm_a, ptr[reg_src + reg_ba * 2], simd_w);
+        load_u32(vmm_a, ptr[reg_src + reg_ba * 2], c.short_window() ? c.row_in : simd_w);
         load_idx(V);
         vpermd(vmm_a, vmm_idx, vmm_a);
     } else if (c.window && c.esize == 2) {
@@ -256,6 +256,10 @@ void jit_ncx_wpass<isa>::nearest_vector(int64_t n) {
     } else if (c.gather_by_insert && c.esize == 2) {
         gather_words(reg_src, xa, V);
         return store_xwords(xa, n);
+    } else if (c.short_window()) {  // the whole row, under a mask (AVX-512 only)
+        load_f32(data_type::f32, vmm_a, ptr[reg_src], c.row_in);
+        load_idx(V);
+        vpermd(vmm_a, vmm_idx, vmm_a);
     } else if (c.window) {
         movsxd(reg_ba, dword[tab()]);
         load_idx(V);

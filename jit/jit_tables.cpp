@@ -41,7 +41,7 @@ void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t 
     if (c.window) {
         int64_t lo[2] = {c.row_in, c.row_in};
         for (int64_t l = 0; l < n_real; ++l) lo[0] = std::min(lo[0], t0[l]), lo[1] = std::min(lo[1], t1[l]);
-        for (int i = 0; i < 2; ++i) r.base[i] = std::min(lo[i], c.row_in - sw);
+        for (int i = 0; i < 2; ++i) r.base[i] = std::max<int64_t>(0, std::min(lo[i], c.row_in - sw));  // short rows: 0
     }
     // Padding lanes point at the bases with weight 0.
     for (int64_t l = 0; l < sw; ++l) {

@@ -1498,6 +1498,36 @@ TEST(jit_conf, sixteen_bit_gathers_stage_only_for_gather_instructions) {
     set_gather_spelling_for_testing(-1);
 }
 
+// AVX-512 rows shorter than a vector are one window each (jit_conf::short_window), at base 0;
+// AVX2 gathers them. Any row_in < 16 at 512 bits: W up, down, nearest, 16-bit, NXC flat rows.
+TEST(jit_conf, short_rows_are_one_window_at_512_bits) {
+    struct shape { std::vector<int64_t> src, out; data_format f; mode m; data_type t; };
+    const shape shapes[] = {{{1, 3, 7, 5}, {9, 13}, data_format::ncx, mode::linear, data_type::f32},
+                            {{1, 3, 9, 11}, {5, 17}, data_format::ncx, mode::linear, data_type::bf16},
+                            {{1, 3, 4, 15}, {8, 73}, data_format::ncx, mode::nearest, data_type::f16},
+                            {{1, 2, 9, 2, 7}, {3, 5, 12}, data_format::ncx, mode::linear, data_type::f32},
+                            {{1, 6, 2, 7}, {12, 5}, data_format::nxc, mode::linear, data_type::f32}};  // flat rows of 14
+    for (const shape &sh : shapes) {
+        const problem p = make_problem(problem_builder().src(sh.src).sizes(sh.out).fmt(sh.f).mode(sh.m).dt(sh.t));
+        const jit_conf z = make_jit_conf(p, cpu_isa::avx512_core), y = make_jit_conf(p, kernel_isa(cpu_isa::avx512_core, true));
+        ASSERT_TRUE(z.ok);
+        ASSERT_FALSE(z.flat) << p.str() << ": a flat volume, no rows";
+        EXPECT_LT(z.row_in, 16) << p.str();
+        EXPECT_TRUE(z.short_window()) << p.str();
+        EXPECT_FALSE(y.short_window()) << p.str() << ": 256-bit rows load whole vectors only";
+        const jit_tables t = make_jit_tables(p, z);
+        for (int64_t v = 0; v < z.ow_vecs; ++v) {  // every record's window bases are the row's start
+            int32_t base[2];
+            std::memcpy(base, t.wtab.data() + v * z.rec_bytes, 8);
+            EXPECT_EQ(base[0], 0) << p.str() << " vector " << v;
+            EXPECT_EQ(base[1], 0) << p.str() << " vector " << v;
+        }
+    }
+    // A row of a whole vector or more is not short.
+    EXPECT_FALSE(make_jit_conf(make_problem(problem_builder().src({1, 3, 7, 16}).sizes({9, 31}).fmt(data_format::ncx).mode(mode::linear)),
+                               cpu_isa::avx512_core).short_window());
+}
+
 // Plane mode: linear NCX whose W-planes fit the budget, or fused 2-D.
 TEST(jit_conf, plane_mode_for_small_planes) {
     auto conf = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out) {

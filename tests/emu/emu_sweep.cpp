@@ -146,8 +146,11 @@ int main(int argc, char **argv) {
         // slices of up to 32 outputs in rows under 16: 4 and 27 here, the second rows on AVX2)
         {{37, 7}, {9, 1}}, {{41, 13}, {13, 5}}, {{9, 3}, {37, 2}}, {{41, 9, 5}, {16, 3, 1}},
         {{24, 4, 39}, {4, 1, 4}}, {{6, 6, 12}, {3, 3, 9}},
-        // and flat W-planes (jit_conf::flat_w; AVX-512: f32 only, 16-bit rows are staged)
-        {{23, 2}, {41, 3}}, {{3, 20, 6}, {5, 30, 8}}};
+        // and W-planes of rows under 16 elements (one masked window each: jit_conf::short_window)
+        {{23, 2}, {41, 3}}, {{3, 20, 6}, {5, 30, 8}},
+        // and flat W-planes (jit_conf::flat_w; AVX-512: f32 only, 16-bit rows are staged; rows
+        // of 16 elements or more, which no window serves)
+        {{23, 40}, {41, 7}}, {{3, 20, 36}, {5, 30, 6}}};
     for (const auto &u : units)
         for (auto m : {mode::nearest, mode::linear})
             for (auto t : {data_type::f32, data_type::bf16, data_type::f16}) {

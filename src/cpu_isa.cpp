@@ -232,14 +232,19 @@ bool avx512_on_256bit_units() {
     return f.amd && f.family == 0x19 && host_has(cpu_isa::avx512_core);
 }
 
-bool avx512_prefers_ymm() {
-    const cpu_isa_hints h = current_hints();
-    return h == cpu_isa_hints::prefer_ymm || (h == cpu_isa_hints::automatic && avx512_on_256bit_units());
+bool zmm_pays_on_256bit_units(const problem &p) {
+    return p.algorithm == alg::linear && p.fmt == data_format::ncx && p.in[2] >= 16 && p.out[2] >= p.in[2];
 }
 
-kernel_isa dispatch_kernel_isa() {
+bool avx512_prefers_ymm(const problem *p) {
+    const cpu_isa_hints h = current_hints();
+    if (h != cpu_isa_hints::automatic) return h == cpu_isa_hints::prefer_ymm;
+    return avx512_on_256bit_units() && !(p && zmm_pays_on_256bit_units(*p));
+}
+
+kernel_isa dispatch_kernel_isa(const problem *p) {
     const cpu_isa isa = dispatch_isa();
-    return kernel_isa(isa, isa >= cpu_isa::avx512_core && avx512_prefers_ymm());
+    return kernel_isa(isa, isa >= cpu_isa::avx512_core && avx512_prefers_ymm(p));
 }
 
 cpu_isa_hints set_cpu_isa_hints(cpu_isa_hints hints) {

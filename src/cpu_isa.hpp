@@ -35,9 +35,18 @@ const char *tier_status_text(tier_status s);
 cpu_isa dispatch_isa();   // the kernel ISA: kernel_isa_for(dispatch_tier())
 cpu_isa dispatch_tier();  // the ladder tier chosen
 // Whether the AVX-512 tiers run the 256-bit generators (cpu_isa_hints; automatic: where
-// avx512_on_256bit_units()), and the kernel ISA primitive_descs get: dispatch_isa() at that width.
-bool avx512_prefers_ymm();
-kernel_isa dispatch_kernel_isa();
+// avx512_on_256bit_units(), but for the problems zmm_pays_on_256bit_units() names), and the
+// kernel ISA a primitive_desc of p gets: dispatch_isa() at that width. Without p, the width
+// the host's other problems get.
+bool avx512_prefers_ymm(const problem *p = nullptr);
+kernel_isa dispatch_kernel_isa(const problem *p = nullptr);
+// Linear NCX rows of 16 src elements or more, W not downsampled: the 512-bit kernels' windows
+// and records serve twice the outputs per instruction, and on the Zen 4 dev VM they took
+// 0.79x the 256-bit time in f16, 0.93x in f32 and 0.90x in bf16 (geomeans over the suite's
+// and 60 random shapes' such cases, bench_isas; f16 0.60-0.92x case by case). NXC (the direct
+// kernel's odd channel tails, flat rows of few channels) and W downsampling (gathers, where
+// AVX2 reads by inserts on AMD) keep 256 bits. O(1): it runs for every primitive_desc.
+bool zmm_pays_on_256bit_units(const problem &p);
 // AVX-512 executed on 256-bit units, each 512-bit operation as two halves: AMD Zen 4 (family
 // 0x19; Zen 3, the same family, has no AVX-512). On the Zen 4 dev VM the 512-bit kernels took
 // 1.36x the time of the 256-bit ones over 240 random f32 cases (bench_isas --sweep 60; bf16

@@ -15,7 +15,7 @@ kernel_isa choose_isa(const problem &p, impl_kind impl) {
     // An empty problem (N or C is 0) computes nothing: no tables, no code, whatever its
     // spatial dims (which may be huge).
     if (impl == impl_kind::reference || p.empty()) return cpu_isa::none;
-    const kernel_isa isa = dispatch_kernel_isa();
+    const kernel_isa isa = dispatch_kernel_isa(&p);
     std::string why;
     if (isa.tier != cpu_isa::none && !jit_supports(p, isa, &why)) {
         if (verbose_level() > 0) verbose_print("dispatch,fallback,ref," + why);

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "cache.hpp"
+#include "cpu_isa.hpp"
 #include "test_util.hpp"
 
 using namespace xinterp;
@@ -137,4 +138,30 @@ TEST_F(cache_test, hints_pick_the_width_primitive_descs_get) {
     EXPECT_NE(primitive(y).dump_asm().find("256-bit vectors"), std::string::npos);
     EXPECT_NE(primitive(z).dump_asm().find("zmm"), std::string::npos);
     EXPECT_EQ(get_cache_stats().entries, 2u);
+}
+
+// automatic on a host with 256-bit AVX-512 units: 256 bits but for linear NCX with W rows of 16+
+// src elements and W not downsampled (zmm_pays_on_256bit_units), chosen per primitive_desc.
+TEST_F(cache_test, automatic_hints_widen_linear_ncx_rows_on_256_bit_units) {
+    auto prob = [](data_format f, mode m, int64_t iw, int64_t ow) {
+        return make_problem(problem_builder().src(f == data_format::ncx ? std::vector<int64_t>{1, 3, 5, iw} : std::vector<int64_t>{1, 5, iw, 3})
+                                .sizes({7, ow}).fmt(f).mode(m));
+    };
+    EXPECT_TRUE(zmm_pays_on_256bit_units(prob(data_format::ncx, mode::linear, 16, 16)));
+    EXPECT_TRUE(zmm_pays_on_256bit_units(prob(data_format::ncx, mode::linear, 40, 97)));
+    EXPECT_FALSE(zmm_pays_on_256bit_units(prob(data_format::ncx, mode::linear, 15, 97)));  // a short row
+    EXPECT_FALSE(zmm_pays_on_256bit_units(prob(data_format::ncx, mode::linear, 40, 39)));  // W down: gathers
+    EXPECT_FALSE(zmm_pays_on_256bit_units(prob(data_format::ncx, mode::nearest, 40, 97)));
+    EXPECT_FALSE(zmm_pays_on_256bit_units(prob(data_format::nxc, mode::linear, 40, 97)));
+    if (get_effective_cpu_isa() < cpu_isa::avx512_core || !avx512_on_256bit_units())
+        GTEST_SKIP() << "the per-problem widths need AVX-512 on 256-bit units (AMD Zen 4); the rule itself was checked above";
+    const cpu_isa_hints saved = get_cpu_isa_hints();
+    set_cpu_isa_hints(cpu_isa_hints::automatic);
+    const op_desc up = problem_builder().src({1, 3, 5, 40}).sizes({7, 97}).fmt(data_format::ncx).mode(mode::linear);
+    const op_desc nxc = problem_builder().src({1, 5, 40, 3}).sizes({7, 97}).mode(mode::linear);
+    EXPECT_EQ(primitive_desc(up).vector_bits(), 512);
+    EXPECT_EQ(primitive_desc(nxc).vector_bits(), 256);
+    set_cpu_isa_hints(cpu_isa_hints::prefer_ymm);
+    EXPECT_EQ(primitive_desc(up).vector_bits(), 256) << "a hint that names a width wins";
+    set_cpu_isa_hints(saved);
 }

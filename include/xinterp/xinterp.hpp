@@ -40,8 +40,10 @@ enum class cpu_isa { none = 0, avx2, avx512_core, avx512_core_bf16, avx512_core_
 // Which vector width the AVX-512 tiers generate (oneDNN's ISA hints, plus the other side).
 // prefer_ymm: the 256-bit generators, with the tier's EVEX instructions where they serve (bf16
 // stores by VCVTNEPS2BF16 at avx512_core_bf16); prefer_zmm: the 512-bit ones; automatic:
-// prefer_ymm where the host runs 512-bit operations on 256-bit units (AMD Zen 4), else
-// prefer_zmm. AVX2 is 256-bit either way.
+// prefer_zmm, except where the host runs 512-bit operations on 256-bit units (AMD Zen 4): there
+// 256 bits, but 512 for linear NCX problems with W rows of 16 or more src elements and W not
+// downsampled (measured faster there). AVX2 is 256-bit either way. primitive_desc::
+// vector_bits() says what a problem got.
 enum class cpu_isa_hints { automatic = 0, prefer_ymm, prefer_zmm };
 
 struct op_desc {
@@ -116,7 +118,8 @@ cpu_isa get_effective_cpu_isa();
 // automatic), read when a primitive_desc is made. Returns the previous hints.
 cpu_isa_hints set_cpu_isa_hints(cpu_isa_hints hints);
 cpu_isa_hints get_cpu_isa_hints();
-// The width primitive_descs at the effective tier get now: 256 or 512 (0 without a JIT tier).
+// The width primitive_descs at the effective tier get now, but for automatic's per-problem
+// choice (above): 256 or 512 (0 without a JIT tier).
 int get_effective_vector_bits();
 const char *cpu_isa_hints_name(cpu_isa_hints hints);
 const char *cpu_isa_name(cpu_isa isa);

@@ -39,6 +39,7 @@ void jit_io::store_bytes(const Address &a, const Xmm &v, int bytes) {
     if (bytes >= 16) {
         vmovups(ptr[e], x);
         at = 16;
+        if (bytes == 16) return;  // nothing left for the high half
         vextractf128(Xmm(kT1), Ymm(v.getIdx()), 1);
         x = Xmm(kT1);
     }

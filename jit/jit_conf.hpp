@@ -328,11 +328,14 @@ bool jit_uses_pass_engine(const problem &p, kernel_isa isa);
 // The dst size from which NT stores pay for an execution on `threads` threads:
 // XINTERP_NT_MIN_BYTES (or the test override) at any thread count, else half the last-level
 // cache on one thread and the whole of it on more, at least 4 MiB. A dst that fits the LLC is
-// better left there, for the next op and for repeated runs (on the dev VM, 4 MiB outputs ran
-// 1.4x slower with NT; 16 MiB, 1.1x faster). One core's plain stores reach the LLC more
-// slowly than its NT stores reach DRAM, but two cores' do not: on the dev VM (32 MiB LLC),
-// 12-28 MiB outputs ran 0.35-0.9x the time with plain stores on 2 threads and 1.05-1.5x on
-// one; at 40 MiB the two tied on 2 threads, and 67 MiB (vol_2x) ran 1.3-1.5x slower plain.
+// better left there, for the next op and for repeated runs (on the Zen 3 dev VM, 4 MiB
+// outputs ran 1.4x slower with NT; 16 MiB, 1.1x faster). One core's plain stores reach the LLC
+// more slowly than its NT stores reach DRAM, but two cores' did not on the Zen 3 dev VM (32 MiB
+// LLC): 12-28 MiB outputs ran 0.35-0.9x the time with plain stores on 2 threads and 1.05-1.5x
+// on one; at 40 MiB the two tied on 2 threads, and 67 MiB (vol_2x) ran 1.3-1.5x slower plain.
+// The Zen 4 dev VM (32 MiB LLC; avx512_on_256bit_units) keeps half the LLC on more threads too:
+// on 2 threads plain stores won up to 12 MiB (0.35-0.4x the NT time, the dst in the LLC) and
+// lost from 16 MiB (1.2-1.5x; seg_8x's 21 MiB 2.1-2.4x, where 2 threads then ran slower than 1).
 // Kernels generate their NT variants from nt_min_bytes(1), the smallest threshold.
 size_t nt_min_bytes(int threads = 1);
 // Tests set it (0: back to the default), for one thread and (bytes_more, 0: the same) for more;

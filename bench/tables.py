@@ -3,7 +3,8 @@
 
     python3 bench/tables.py build/bench-report > tables.md
 
-Reads torch.txt (the merged best-of-peers table of bench/torch_peer.py), dtypes.txt
+Reads torch.txt (the merged best-of-peers table of bench/torch_peer.py: f32, and bf16 where a
+peer takes it), dtypes.txt
 (bench_dtypes: f32, bf16 and f16 alternating in one process), floors.txt and, when present,
 scaling.txt (bench_floors --scale). Writes nothing else; numbers are copied, not re-derived.
 """
@@ -35,6 +36,14 @@ def main(d):
         if dt == "f32":
             print(f"| {c} | {m} | {l} | {v[0]} | {v[1]} | {v[2]} | {v[3]} | {v[4]} |")
     print()
+    # bf16, where oneDNN has a peer for it (an AVX512-BF16 host) or PyTorch does (linear).
+    bf16 = [(k, v) for k, v in rows.items() if k[3] == "bf16" and (v[1] != "n/a" or v[2] != "n/a")]
+    if bf16:
+        print("| case | mode | layout | xinterp µs | vs oneDNN | vs PyTorch | vs best peer | memcpy(dst) / xinterp |")
+        print("|---|---|---|---:|---:|---:|---:|---:|")
+        for (c, m, l, dt), v in bf16:
+            print(f"| {c} | {m} | {l} | {v[0]} | {v[1]} | {v[2]} | {v[3]} | {v[4]} |")
+        print()
     print("| case | mode | layout | f32 µs | bf16 µs (÷f32) | f16 µs (÷f32) | bf16 vs PyTorch |")
     print("|---|---|---|---:|---:|---:|---:|")
     for f in rows_of(f"{d}/dtypes.txt", 8):

@@ -342,8 +342,8 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
 
 // The pixels of a row (pair and run kernels: dst in the src dtype): per pixel its taps, the
 // full channel vectors, then the tail (the overlapping last vector, as in gen_nxc_linear);
-// narrow or unrolled pixels where the conf has them. compute
-// (compute_fn) makes and stores the channels; dst_add(bytes) steps the output pointers.
+// narrow or unrolled pixels where the conf has them. compute (compute_fn) makes and stores the
+// channels; dst_add(bytes) steps the output pointers.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add) {
     const jit_conf &c = conf_;

@@ -1,7 +1,8 @@
 // The kernel cache, keyed by the canonical problem plus the kernel ISA, tier and width
-// (everything that changes the code; the thread split does not). Full keys are compared, so a hash collision can never return
-// a wrong kernel. Generation runs outside the lock; concurrent requests for one key share a
-// future, so a kernel is generated once. LRU eviction; capacity 0 disables caching.
+// (everything that changes the code; the thread split does not). Full keys are compared, so a
+// hash collision can never return a wrong kernel. Generation runs outside the lock; concurrent
+// requests for one key share a future, so a kernel is generated once. LRU eviction; capacity 0
+// disables caching.
 #pragma once
 #include <cstdint>
 #include <memory>

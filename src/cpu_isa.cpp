@@ -216,9 +216,11 @@ cpu_isa dispatch_tier() {
                 verbose_print(std::string("dispatch,skip,") + cpu_isa_name(i) + "," + why);
             }
             std::string width;
+            const bool per_problem = current_hints() == cpu_isa_hints::automatic && avx512_on_256bit_units();
             if (isa >= cpu_isa::avx512_core)
-                width = std::string(avx512_prefers_ymm() ? ",256" : ",512") + "-bit vectors (cpu_isa_hints " +
-                        cpu_isa_hints_name(current_hints()) + ")";
+                width = std::string(avx512_prefers_ymm() ? ",256" : ",512") + "-bit vectors" +
+                        (per_problem ? ", 512 for linear NCX with W rows of 16+ src elements not downsampled" : "") +
+                        " (cpu_isa_hints " + cpu_isa_hints_name(current_hints()) + ")";
             verbose_print(std::string("dispatch,choose,") + cpu_isa_name(isa) + width +
                           (isa == cpu_isa::none ? ",no AVX2+FMA+F16C: every primitive uses the reference" : ""));
         });

@@ -49,9 +49,9 @@ kernel_isa dispatch_kernel_isa(const problem *p = nullptr);
 bool zmm_pays_on_256bit_units(const problem &p);
 // AVX-512 executed on 256-bit units, each 512-bit operation as two halves: AMD Zen 4 (family
 // 0x19; Zen 3, the same family, has no AVX-512). On the Zen 4 dev VM the 512-bit kernels took
-// 1.36x the time of the 256-bit ones over 240 random f32 cases (bench_isas --sweep 60; bf16
-// 1.26x against the emulated 256-bit rounding, f16 1.45x), and lost most where short rows, odd
-// channel tails and gathers waste their lanes.
+// 1.11-1.18x the time of the 256-bit ones over 240 random cases per dtype (bench_isas --sweep
+// 60; 1.32-1.41x before short rows got windows and channel tails the overlapping vector), and
+// lost most where gathers and odd channel tails waste their lanes.
 bool avx512_on_256bit_units();
 // One line per tier: whether the host has it, whether kernels exist, whether it is chosen.
 std::string isa_ladder_report();

@@ -19,7 +19,7 @@ using xt::problem_builder;
 
 namespace {
 
-// Skips, saying why, where no JIT tier runs or not the one XINTERP_MAX_CPU_ISA names.
+// Skips, saying why, where no JIT tier runs, or not the tier and width XINTERP_TEST_FLAVOR names.
 #define REQUIRE_AVX2()                                                     \
     if (const std::string why = xt::jit_tier_unavailable(); !why.empty()) GTEST_SKIP() << why
 

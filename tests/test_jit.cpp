@@ -30,7 +30,7 @@ const std::vector<coordinate_transformation_mode> kCtms = {coordinate_transforma
                                                            coordinate_transformation_mode::align_corners};
 const std::vector<data_format> kFmts = {data_format::ncx, data_format::nxc};
 
-// Skips, saying why, where no JIT tier runs or not the one XINTERP_MAX_CPU_ISA names.
+// Skips, saying why, where no JIT tier runs, or not the tier and width XINTERP_TEST_FLAVOR names.
 #define REQUIRE_AVX2()                                                     \
     if (const std::string why = xt::jit_tier_unavailable(); !why.empty()) GTEST_SKIP() << why
 

@@ -108,7 +108,8 @@ int cmd_asm(int argc, char **argv) {
         }
         const cpu_isa k = kernel_isa_for(tier);
         if (k == cpu_isa::none) throw usage_error("--isa " + a.get("--isa") + " has no kernels");
-        bool ymm = avx512_prefers_ymm();
+        primitive_desc pd(d);  // validates the problem
+        bool ymm = avx512_prefers_ymm(pd.get_problem().get());  // the hints, per problem where automatic
         if (a.has("--vector-bits")) {
             const std::string bits = a.get("--vector-bits");
             if (bits != "256" && bits != "512") throw usage_error("--vector-bits has unknown value '" + bits + "'; expected 256 or 512");
@@ -116,7 +117,6 @@ int cmd_asm(int argc, char **argv) {
                 throw usage_error("--vector-bits 512 needs an AVX-512 --isa; " + a.get("--isa") + " is 256-bit");
             ymm = bits == "256";
         }
-        primitive_desc pd(d);  // validates the problem
         std::string why;
         const kernel_isa code(k, ymm);
         if (!jit_supports(*pd.get_problem(), code, &why)) throw error(status::unimplemented, "--isa " + a.get("--isa") + ": " + why);

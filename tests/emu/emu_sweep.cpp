@@ -1,11 +1,12 @@
 // The AVX-512 execution lane's test program, run under Bochs (tests/emu/lane.sh) and, where the
-// host has AVX-512, natively by ctest at each AVX-512 tier: it checks the AVX-512 kernels
-// (avx512_core, and avx512_core_bf16 where the host has it) bit for bit against the reference over every mode x layout x dtype x
-// rank, with tails at 15, 16, 17 and 33 channels or widths, at 1 and 2 threads. Self-contained
-// (no gtest): the guest is a bare busybox. Exit 0 only if every case passes.
+// host has AVX-512, natively by ctest at each AVX-512 tier: it checks the 512-bit kernels
+// (avx512_core, and avx512_core_bf16 where the host has it) bit for bit against the reference
+// over every mode x layout x dtype x rank, with tails at 15, 16, 17 and 33 channels or widths,
+// at 1 and 2 threads. Self-contained (no gtest): the guest is a bare busybox. Exit 0 only if
+// every case passes.
 //
-// f16 mismatches that are Bochs 2.7's vcvtps2ph tie bug (bochs_f16.hpp) are counted and printed;
-// every other difference fails the lane.
+// Under Bochs, f16 mismatches that are Bochs 2.7's vcvtps2ph tie bug (bochs_f16.hpp) are
+// counted and printed; every other difference fails the lane, and natively every difference.
 #include <omp.h>
 
 #include <cmath>

@@ -138,7 +138,7 @@ protected:
     // The pass runs on the threads the kernel will use, so it does not eat into their scaling.
     int64_t exec_flags(const void *src) const {
         const problem &p = prob();
-        if (tables_.bf16_clean_lo == 0 || conf_.native_bf16 || p.src_bytes > p.dst_bytes) return 0;
+        if (tables_.bf16_clean_lo == 0 || p.src_bytes > p.dst_bytes) return 0;  // lo 0: not bf16 linear, or native rounding
         const uint16_t *words = static_cast<const uint16_t *>(src);
         const size_t n = p.src_bytes / 2;
         const uint16_t lo = tables_.bf16_clean_lo, hi = tables_.bf16_clean_hi;

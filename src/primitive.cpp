@@ -108,8 +108,7 @@ size_t primitive_desc::dst_bytes_for(const int32_t *sizes, size_t n) const {
     return with_runtime_sizes(*prob_, sizes, n).dst_bytes;
 }
 
-primitive::primitive(const primitive_desc &pd)
-    : pd_(pd), kernel_(fetch_kernel(*pd.get_problem(), kernel_isa(pd.isa(), pd.vector_bits() == 256))) {}
+primitive::primitive(const primitive_desc &pd) : pd_(pd), kernel_(fetch_kernel(*pd.get_problem(), kernel_isa(pd.isa(), pd.runs_ymm()))) {}
 
 void primitive::execute(const void *src, void *dst) const {
     check_buffers(kernel_->prob(), src, dst);

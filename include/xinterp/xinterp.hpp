@@ -81,6 +81,7 @@ public:
     // internal
     const std::shared_ptr<const problem> &get_problem() const { return prob_; }
     impl_kind requested_impl() const { return impl_; }
+    bool runs_ymm() const { return ymm_; }  // an AVX-512 tier on the 256-bit generators
 
 private:
     std::shared_ptr<const problem> prob_;

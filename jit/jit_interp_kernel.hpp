@@ -73,6 +73,10 @@ private:
     void pixel_taps();
     void for_pixels(int64_t n, const std::function<void()> &body);  // n pixels: taps, body, next record
     static constexpr int64_t kUnrollC = 4;  // pixels of up to this many full vectors: unrolled_pixels
+    // n full channel vectors of a wider pixel: kUnrollV per loop trip at their byte offsets
+    // (in_v and out_v per vector), then the rest; step(v) moves the pointers v vectors on.
+    static constexpr int kUnrollV = 4;
+    void vector_loop(int64_t n, int in_v, int out_v, const compute_fn &compute, const std::function<void(int)> &step);
     void unrolled_pixels(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es);
     // Narrow pixels (conf.narrow, AVX2): the forward pixels, then the edge pixels (edge_ set
     // while they are emitted), for pixel_loop's compute and dst_add; out_es: bytes per output.

@@ -685,6 +685,39 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
     });
 }
 
+// The NXC row kernels' channel loop (vector_loop): four vectors per trip, then the rest. C of
+// 4 to 9 full vectors (at the dispatched width), with and without the overlapping tail, so the
+// trips end on each remainder, through each kernel (its conf checked at AVX2): the single row
+// (H down), chained and same-taps pairs (3x up), same-taps runs (2x up), D pairs (3-D W-planes
+// over the separable limit, f32/f16) and the separable W rows (3-D small planes, and bf16), at
+// 1 and 2 threads and with NT stores.
+TEST(jit_bitwise, nxc_linear_channel_loop_remainders) {
+    REQUIRE_AVX2();
+    struct shape {
+        std::vector<int64_t> in, out;
+        std::function<bool(const jit_conf &)> kernel;  // f32's
+    };
+    const std::vector<shape> shapes = {
+        {{7, 3}, {3, 5}, [](const jit_conf &k) { return !k.row_pairs && !k.same_pairs && !k.nxc_separable; }},
+        {{3, 3}, {9, 7}, [](const jit_conf &k) { return k.row_pairs && k.same_pairs; }},
+        {{5, 2}, {10, 4}, [](const jit_conf &k) { return k.same_run == 2; }},
+        {{2, 24, 12}, {5, 24, 25}, [](const jit_conf &k) { return k.d_pairs && !k.nxc_separable; }},
+        {{2, 4, 3}, {5, 4, 4}, [](const jit_conf &k) { return k.nxc_separable; }},
+    };
+    uint32_t seed = 700;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (int64_t c : {4 * W, 5 * W + 3, 6 * W + 1, 7 * W, 9 * W - 1})
+            for (const shape &sh : shapes)
+                for (auto t : kTypes) {
+                    const auto d = problem_builder().src(layout(data_format::nxc, 1, c, sh.in)).sizes(sh.out).mode(mode::linear).dt(t);
+                    if (t == data_type::f32) EXPECT_TRUE(sh.kernel(make_jit_conf(make_problem(d), cpu_isa::avx2))) << describe(d);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                        << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                }
+    });
+}
+
 // Linear problems, one per (shape, dtype, ctm), at each NT setting and thread count
 // (for_nt_and_threads): skip(d, threads) leaves one out, expect(d, conf) checks its kernel's
 // configuration, and its output must be the reference's bits (specials in every other case).

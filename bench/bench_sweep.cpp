@@ -28,32 +28,6 @@ struct result {
     std::string what;
 };
 
-// "C=212,35x33x24,5x49x14" -> a case; false (with a message) on anything else.
-bool parse_shape(const std::string &a, xbench::shape_case &c) {
-    auto list = [](const std::string &t, std::vector<int64_t> &v) {
-        size_t i = 0;
-        while (i < t.size()) {
-            size_t end = t.find('x', i);
-            if (end == std::string::npos) end = t.size();
-            char *stop = nullptr;
-            const std::string tok = t.substr(i, end - i);
-            const long long x = std::strtoll(tok.c_str(), &stop, 10);
-            if (tok.empty() || *stop || x < 1) return false;
-            v.push_back(x);
-            i = end + 1;
-        }
-        return !v.empty() && v.size() <= 3;
-    };
-    const size_t p1 = a.find(','), p2 = p1 == std::string::npos ? p1 : a.find(',', p1 + 1);
-    c.n = 1;
-    char *stop = nullptr;
-    const std::string cs = a.substr(0, p1);
-    if (p2 == std::string::npos || cs.rfind("C=", 0) != 0) return false;
-    c.c = std::strtoll(cs.c_str() + 2, &stop, 10);
-    return *stop == 0 && c.c >= 1 && list(a.substr(p1 + 1, p2 - p1 - 1), c.in) && list(a.substr(p2 + 1), c.out) &&
-           c.in.size() == c.out.size();
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -81,7 +55,7 @@ int main(int argc, char **argv) {
     }
     xbench::shape_case only;
     if (!one.empty()) {
-        if (!parse_shape(one, only)) {
+        if (!xbench::parse_shape(one, only)) {
             std::fprintf(stderr, "bench_sweep: --shape '%s' is not C=c,src dims,dst dims (as C=212,35x33x24,5x49x14: 1-3 dims each, all >= 1)\n", one.c_str());
             return 2;
         }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@ struct abuf {
     uint8_t *p;
     size_t n;
     explicit abuf(size_t bytes) : p(static_cast<uint8_t *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64))), n(bytes) {
+        if (!p) throw std::bad_alloc();
         std::memset(p, 0, n);
     }
     ~abuf() { std::free(p); }

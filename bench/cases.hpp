@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -81,6 +82,33 @@ inline std::string dims_str(const std::vector<int64_t> &v) {
     std::string s;
     for (size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
     return s;
+}
+
+// "C=212,35x33x24,5x49x14" -> a case (N = 1); false on anything else (bench_sweep and
+// bench_ab --shape).
+inline bool parse_shape(const std::string &a, xbench::shape_case &c) {
+    auto list = [](const std::string &t, std::vector<int64_t> &v) {
+        size_t i = 0;
+        while (i < t.size()) {
+            size_t end = t.find('x', i);
+            if (end == std::string::npos) end = t.size();
+            char *stop = nullptr;
+            const std::string tok = t.substr(i, end - i);
+            const long long x = std::strtoll(tok.c_str(), &stop, 10);
+            if (tok.empty() || *stop || x < 1) return false;
+            v.push_back(x);
+            i = end + 1;
+        }
+        return !v.empty() && v.size() <= 3;
+    };
+    const size_t p1 = a.find(','), p2 = p1 == std::string::npos ? p1 : a.find(',', p1 + 1);
+    c.n = 1;
+    char *stop = nullptr;
+    const std::string cs = a.substr(0, p1);
+    if (p2 == std::string::npos || cs.rfind("C=", 0) != 0) return false;
+    c.c = std::strtoll(cs.c_str() + 2, &stop, 10);
+    return *stop == 0 && c.c >= 1 && list(a.substr(p1 + 1, p2 - p1 - 1), c.in) && list(a.substr(p2 + 1), c.out) &&
+           c.in.size() == c.out.size();
 }
 
 using xinterp::cli::fill_normal;  // the data xinterp bench uses too

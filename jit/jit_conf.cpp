@@ -223,11 +223,32 @@ bool narrow_pays(const problem &p, kernel_isa k) {
     const int64_t min_c = p.k == 3 && !fused ? (bf16 ? 6 : 4) : (bf16 ? 4 : 2);
     return p.c >= min_c;
 }
+
+// Nearest NXC with C < simd_w on the direct kernel: each pixel copied whole by two overlapping
+// moves, where the flat rows would gather every lane (no windows: W down, or odd ratios).
+// img_down NXC f32 (C = 3, 1080 x 1920 -> 224 x 224) took 0.83x the time of the flat rows'
+// element-by-element gathers in a C++ model of the loop on the Zen 4 dev VM (README: Nearest
+// pixels); where windows serve, the flat rows make a vector of outputs from one load and a
+// permute (img_up NXC C = 3) and stay.
+bool narrow_nearest_pays(const problem &p, kernel_isa k) {
+    const cpu_isa isa = k.generator();
+    const int64_t w = simd_w_of(isa);
+    if (p.fmt != data_format::nxc || p.algorithm != alg::nearest || p.c >= w || !flat_rows_fit(p, p.c)) return false;
+    if (const int forced = g_narrow.load(); forced >= 0) return forced == 1;
+    jit_conf f;
+    f.isa = isa, f.simd_w = w, f.IW = p.in[2], f.OW = p.out[2];
+    set_flat_rows(f, p.c);
+    scan_windows(f, [&](int64_t o) {
+        const int64_t i = nearest_index(o, p.in[2], p.out[2], p.ctm);
+        return linear_tap{i, i, 1.f, 0.f};
+    }, false);
+    return !f.window;
+}
 }  // namespace
 
 bool jit_uses_pass_engine(const problem &p, kernel_isa k) {
     const cpu_isa isa = k.generator();
-    return p.fmt == data_format::ncx || (p.c < simd_w_of(isa) && !narrow_pays(p, k));
+    return p.fmt == data_format::ncx || (p.c < simd_w_of(isa) && !narrow_pays(p, k) && !narrow_nearest_pays(p, k));
 }
 
 namespace {
@@ -403,7 +424,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     if (!c.pass_engine) {
         c.c_full = c.C / w;
         c.c_tail = c.C % w;
-        c.narrow = c.C < w;
+        c.narrow = lin && c.C < w;  // nearest pixels under a vector: gen_nxc_nearest's small copies
         if (c.narrow) c.edge_px = narrow_edge_px(p, w);
         c.c_bytes = c.C * c.esize;
         c.wtab_stride = lin ? 24 : 8;

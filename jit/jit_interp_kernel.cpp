@@ -244,24 +244,43 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
                 jnz(l_v, T_NEAR);
             }
         }
-        if (kEvex && rem > 0) {  // the rest under a byte opmask: exactly rem bytes
+        if (rem > 0 && full == 0) {
+            // A pixel under a vector (16-bit C of 16-31 at 512 bits, or any C < simd_w: narrow
+            // nearest pixels, narrow_nearest_pays): two overlapping moves of the widest size
+            // that fits, or one of 2 bytes, so nothing outside the pixel is read or written,
+            // no mask (a masked store is microcoded on AMD) and no per-element gather.
+            if (rem == 2) {
+                movzx(reg_cnt.cvt32(), word[reg_p0]);
+                to_rows([&](const Reg64 &d) { mov(word[d], reg_cnt.cvt16()); });
+            } else {
+                const int piece = rem >= 32 ? 32 : rem >= 16 ? 16 : rem >= 8 ? 8 : 4;
+                auto load = [&](const Xmm &x, const Address &from) {
+                    if (piece == 32) vmovdqu(Ymm(x.getIdx()), from);
+                    else if (piece == 16) vmovdqu(x, from);
+                    else if (piece == 8) vmovq(x, from);
+                    else vmovd(x, from);
+                };
+                auto store = [&](const Address &to, const Xmm &x) {
+                    if (piece == 32) vmovdqu(to, Ymm(x.getIdx()));
+                    else if (piece == 16) vmovdqu(to, x);
+                    else if (piece == 8) vmovq(to, x);
+                    else vmovd(to, x);
+                };
+                const Xmm xa(vmm_a.getIdx()), xb(vmm_b.getIdx());
+                load(xa, ptr[reg_p0]);
+                load(xb, ptr[reg_p0 + rem - piece]);
+                to_rows([&](const Reg64 &d) {
+                    store(ptr[d], xa);
+                    store(ptr[d + rem - piece], xb);
+                });
+            }
+        } else if (kEvex && rem > 0) {  // the rest under a byte opmask: exactly rem bytes
             load_kmask(k_tail, (uint64_t(1) << rem) - 1, 64);
             vmovdqu8(vmm_a | k_tail | T_z, ptr[reg_p0]);
             to_rows([&](const Reg64 &d) { vmovdqu8(ptr[d] | k_tail, vmm_a); });
         } else if (rem > 0 && full > 0) {  // the rest as one vector ending at the pixel's end (overlap)
             vmovdqu(vmm_a, ptr[reg_p0 + rem - vlen]);
             to_rows([&](const Reg64 &d) { vmovdqu(ptr[d + rem - vlen], vmm_a); });
-        } else if (rem > 0) {
-            // 16..31 bytes, all of the pixel: this path has C >= simd_w, so a pixel is at least
-            // 8 16-bit channels (narrower pixels run on the pass engine as flat rows). Two
-            // overlapping halves.
-            const Xmm xa(vmm_a.getIdx()), xb(vmm_b.getIdx());
-            vmovdqu(xa, ptr[reg_p0]);
-            vmovdqu(xb, ptr[reg_p0 + rem - 16]);
-            to_rows([&](const Reg64 &d) {
-                vmovdqu(ptr[d], xa);
-                vmovdqu(ptr[d + rem - 16], xb);
-            });
         }
         if (rem) advance(rem);
         add(reg_tab, 8);

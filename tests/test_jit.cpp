@@ -1068,6 +1068,48 @@ TEST(jit_bitwise, nxc_narrow_pixels) {
     EXPECT_GT(d_pairs, 0);                 // D pairs (2x D)
 }
 
+// Nearest NXC with C < simd_w on the direct kernel (narrow_nearest_pays): each pixel copied by
+// two overlapping moves (one for 2 bytes). First the rule's picks, then forced on wherever a
+// row can take it: every C from 1 to simd_w - 1 at the dispatched width (pixels of 2 to 60
+// bytes: word, dword, qword, xmm and ymm pieces), W up and down, 1-D to 3-D (row pairs and
+// row copies with H up), all dtypes and transforms, 1 and 2 threads, guard pages after or
+// before the buffers.
+TEST(jit_bitwise, nxc_nearest_narrow_pixels) {
+    REQUIRE_AVX2();
+    struct restore {
+        ~restore() {
+            set_narrow_for_testing(-1);
+            clear_cache();
+        }
+    } const r;
+    const threads_and_spelling_restore restore_threads;
+    auto nxc = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out, data_type t = data_type::f32) {
+        return problem_builder().src(layout(data_format::nxc, 1, c, in)).sizes(std::move(out)).mode(mode::nearest).dt(t);
+    };
+    auto direct = [](const op_desc &d) { return !make_jit_conf(make_problem(d), cpu_isa::avx2).pass_engine; };
+    EXPECT_TRUE(direct(nxc(3, {1080, 1920}, {224, 224})));  // img_down: the flat rows gather
+    EXPECT_TRUE(direct(nxc(5, {40}, {17}, data_type::bf16)));
+    EXPECT_FALSE(direct(nxc(3, {224, 224}, {512, 512})));  // img_up: windows
+    EXPECT_FALSE(direct(nxc(3, {15, 15}, {15, 15})));      // identity: windows
+    set_narrow_for_testing(1);
+    clear_cache();
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+        {{13}, {5}}, {{4}, {9}}, {{1}, {3}}, {{9, 13}, {4, 6}}, {{3, 5}, {7, 12}}, {{3, 5, 17}, {6, 4, 7}}, {{2, 3, 12}, {2, 3, 1}}};
+    uint32_t seed = 4100;
+    for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        for (int64_t c = 1; c < W; ++c)
+            for (auto t : kTypes)
+                for (auto ct : kCtms)
+                    for (const auto &cs : cases) {
+                        const auto d = nxc(c, cs.first, cs.second, t).ctm(ct);
+                        EXPECT_TRUE(direct(d) || c >= 8) << describe(d);  // (AVX2's conf: C < 8 there)
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads;
+                    }
+    }
+}
+
 // NCX linear W-planes on the gather path with rows of one vector or less are made flat
 // (jit_conf::flat_w), the blends reading rows OW elements apart: 2-D and 3-D, OW from 1 to 8,
 // W up and down, planes whose flat length ends in a tail, all dtypes (16-bit flat only with

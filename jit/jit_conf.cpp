@@ -226,10 +226,11 @@ bool narrow_pays(const problem &p, kernel_isa k) {
 
 // Nearest NXC with C < simd_w on the direct kernel: each pixel copied whole by two overlapping
 // moves, where the flat rows would gather every lane (no windows: W down, or odd ratios).
-// img_down NXC f32 (C = 3, 1080 x 1920 -> 224 x 224) took 0.83x the time of the flat rows'
-// element-by-element gathers in a C++ model of the loop on the Zen 4 dev VM (README: Nearest
-// pixels); where windows serve, the flat rows make a vector of outputs from one load and a
-// permute (img_up NXC C = 3) and stay.
+// Against the flat rows' element-by-element gathers, img_down NXC (C = 3, 1080 x 1920 ->
+// 224 x 224) took 0.84x the time in bf16 and f16 at 256 bits and 0.98x in f32 (0.84x run back
+// to back alone), 0.37-0.71x at 512 bits (Zen 4 dev VM, bench_ab; README: Nearest pixels).
+// Where windows serve, the flat rows make a vector of outputs from one load and a permute
+// (img_up NXC C = 3) and stay.
 bool narrow_nearest_pays(const problem &p, kernel_isa k) {
     const cpu_isa isa = k.generator();
     const int64_t w = simd_w_of(isa);

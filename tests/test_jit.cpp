@@ -710,7 +710,9 @@ TEST(jit_bitwise, nxc_linear_channel_loop_remainders) {
             for (const shape &sh : shapes)
                 for (auto t : kTypes) {
                     const auto d = problem_builder().src(layout(data_format::nxc, 1, c, sh.in)).sizes(sh.out).mode(mode::linear).dt(t);
-                    if (t == data_type::f32) EXPECT_TRUE(sh.kernel(make_jit_conf(make_problem(d), cpu_isa::avx2))) << describe(d);
+                    if (t == data_type::f32) {
+                        EXPECT_TRUE(sh.kernel(make_jit_conf(make_problem(d), cpu_isa::avx2))) << describe(d);
+                    }
                     ++seed;
                     ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
                         << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
@@ -1005,6 +1007,15 @@ TEST(jit_bitwise, nxc_single_channel_views) {
     });
 }
 
+// Puts the narrow-pixel rules back (and clears the cache, whose key does not hold them) when a
+// test that forces them ends, a failed assertion included.
+struct narrow_restore {
+    ~narrow_restore() {
+        set_narrow_for_testing(-1);
+        clear_cache();
+    }
+};
+
 // AVX2 NXC linear with C < simd_w on the direct kernel (jit_conf::narrow): each pixel a full
 // vector from its taps' pixels, stored whole over the pixels after it; a row's last edge_px
 // pixels loaded backwards, their lanes moved down and stored exactly. First the rule's picks,
@@ -1014,12 +1025,7 @@ TEST(jit_bitwise, nxc_single_channel_views) {
 // guard pages after src and dst or before them.
 TEST(jit_bitwise, nxc_narrow_pixels) {
     REQUIRE_AVX2();
-    struct restore {
-        ~restore() {
-            set_narrow_for_testing(-1);
-            clear_cache();
-        }
-    } const r;
+    const narrow_restore restore_narrow;
     const threads_and_spelling_restore restore_threads;
     auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
     auto nxc = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out, data_type t = data_type::f32) {
@@ -1076,12 +1082,7 @@ TEST(jit_bitwise, nxc_narrow_pixels) {
 // before the buffers.
 TEST(jit_bitwise, nxc_nearest_narrow_pixels) {
     REQUIRE_AVX2();
-    struct restore {
-        ~restore() {
-            set_narrow_for_testing(-1);
-            clear_cache();
-        }
-    } const r;
+    const narrow_restore restore_narrow;
     const threads_and_spelling_restore restore_threads;
     auto nxc = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out, data_type t = data_type::f32) {
         return problem_builder().src(layout(data_format::nxc, 1, c, in)).sizes(std::move(out)).mode(mode::nearest).dt(t);

@@ -172,9 +172,24 @@ bool flat_rows_fit(const problem &p, int64_t fc) {
     return p.in[2] * fc < (int64_t(1) << 28) && p.out[2] * fc < (int64_t(1) << 26);
 }
 
-// Output column o's W taps, as make_axis has them. narrow_pays builds no table of its own
-// (make_jit_conf makes one for the flat rows only).
+// Output column o's W taps, as make_axis has them. The narrow-pixel rules build no table of
+// their own (make_jit_conf makes one for the flat rows only).
 linear_tap w_tap(const problem &p, int64_t o) { return linear_coord(o, p.in[2], p.out[2], p.ctm); }
+
+// Whether flat rows of p.c channels would have windows at isa (scan_windows), from p's W taps
+// alone (nearest: its index as both): the narrow-pixel rules ask before any table is built.
+bool flat_rows_have_windows(const problem &p, cpu_isa isa) {
+    jit_conf f;
+    f.isa = isa, f.simd_w = simd_w_of(isa), f.IW = p.in[2], f.OW = p.out[2];
+    set_flat_rows(f, p.c);
+    const bool lin = p.algorithm == alg::linear;
+    scan_windows(f, [&](int64_t o) {
+        if (lin) return w_tap(p, o);
+        const int64_t i = nearest_index(o, p.in[2], p.out[2], p.ctm);
+        return linear_tap{i, i, 1.f, 0.f};
+    }, lin);
+    return f.window;
+}
 
 // jit_conf::edge_px for narrow pixels of w lanes: from the first output pixel whose forward
 // loads (w elements from the start of a tap's pixel) or store (w from its own) would leave the
@@ -213,11 +228,7 @@ bool narrow_pays(const problem &p, kernel_isa k) {
     if (!flat_rows_fit(p, p.c) || p.out[1] >= (int64_t(1) << 24)) return false;
     if (narrow_edge_px(p, w) < 0) return false;
     if (const int forced = g_narrow.load(); forced >= 0) return forced == 1;
-    jit_conf f;
-    f.simd_w = w, f.IW = p.in[2], f.OW = p.out[2];
-    set_flat_rows(f, p.c);
-    scan_windows(f, [&](int64_t o) { return w_tap(p, o); }, true);
-    if (f.window) return false;
+    if (flat_rows_have_windows(p, isa)) return false;
     const bool fused = p.k >= 2 && scan_h_links(p).rarely_shared(p);
     const bool bf16 = p.dt == data_type::bf16 && k.tier < cpu_isa::avx512_core_bf16;  // emulated rounding
     const int64_t min_c = p.k == 3 && !fused ? (bf16 ? 6 : 4) : (bf16 ? 4 : 2);
@@ -236,14 +247,7 @@ bool narrow_nearest_pays(const problem &p, kernel_isa k) {
     const int64_t w = simd_w_of(isa);
     if (p.fmt != data_format::nxc || p.algorithm != alg::nearest || p.c >= w || !flat_rows_fit(p, p.c)) return false;
     if (const int forced = g_narrow.load(); forced >= 0) return forced == 1;
-    jit_conf f;
-    f.isa = isa, f.simd_w = w, f.IW = p.in[2], f.OW = p.out[2];
-    set_flat_rows(f, p.c);
-    scan_windows(f, [&](int64_t o) {
-        const int64_t i = nearest_index(o, p.in[2], p.out[2], p.ctm);
-        return linear_tap{i, i, 1.f, 0.f};
-    }, false);
-    return !f.window;
+    return !flat_rows_have_windows(p, isa);
 }
 }  // namespace
 

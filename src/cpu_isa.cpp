@@ -216,10 +216,9 @@ cpu_isa dispatch_tier() {
                 verbose_print(std::string("dispatch,skip,") + cpu_isa_name(i) + "," + why);
             }
             std::string width;
-            const bool per_problem = current_hints() == cpu_isa_hints::automatic && avx512_on_256bit_units();
             if (isa >= cpu_isa::avx512_core)
                 width = std::string(avx512_prefers_ymm() ? ",256" : ",512") + "-bit vectors" +
-                        (per_problem ? ", 512 for linear NCX with W rows of 16+ src elements not downsampled" : "") +
+                        (width_per_problem() ? std::string(", ") + kZmmPaysRule : std::string()) +
                         " (cpu_isa_hints " + cpu_isa_hints_name(current_hints()) + ")";
             verbose_print(std::string("dispatch,choose,") + cpu_isa_name(isa) + width +
                           (isa == cpu_isa::none ? ",no AVX2+FMA+F16C: every primitive uses the reference" : ""));
@@ -233,6 +232,8 @@ bool avx512_on_256bit_units() {
     const cpu_features &f = host_features();
     return f.amd && f.family == 0x19 && host_has(cpu_isa::avx512_core);
 }
+
+bool width_per_problem() { return current_hints() == cpu_isa_hints::automatic && avx512_on_256bit_units(); }
 
 bool zmm_pays_on_256bit_units(const problem &p) {
     return p.algorithm == alg::linear && p.fmt == data_format::ncx && p.in[2] >= 16 && p.out[2] >= p.in[2];

@@ -47,6 +47,10 @@ kernel_isa dispatch_kernel_isa(const problem *p = nullptr);
 // kernel's odd channel tails, flat rows of few channels) and W downsampling (gathers, where
 // AVX2 reads by inserts on AMD) keep 256 bits. O(1): it runs for every primitive_desc.
 bool zmm_pays_on_256bit_units(const problem &p);
+// That rule in words, for the verbose log and `xinterp info`.
+constexpr const char *kZmmPaysRule = "512 for linear NCX with W rows of 16+ src elements, W not downsampled";
+// Whether the hints choose the width per problem (automatic, AVX-512 on 256-bit units).
+bool width_per_problem();
 // AVX-512 executed on 256-bit units, each 512-bit operation as two halves: AMD Zen 4 (family
 // 0x19; Zen 3, the same family, has no AVX-512). On the Zen 4 dev VM the 512-bit kernels took
 // 1.11-1.18x the time of the 256-bit ones over 240 random cases per dtype (bench_isas --sweep

@@ -237,10 +237,10 @@ int cmd_info(int argc, char **argv) {
     const cpu_isa chosen = get_effective_cpu_isa();
     std::printf("impl for --impl auto: %s\n",
                 chosen == cpu_isa::none ? "ref" : (std::string("jit:") + cpu_isa_name(chosen)).c_str());
-    const bool per_problem = get_cpu_isa_hints() == cpu_isa_hints::automatic && avx512_on_256bit_units() && chosen >= cpu_isa::avx512_core;
+    const bool per_problem = width_per_problem() && chosen >= cpu_isa::avx512_core;
     std::printf("cpu isa hints: %s (XINTERP_CPU_ISA_HINTS); AVX-512 on 256-bit units: %s; vectors for --impl auto: %d-bit%s\n",
                 cpu_isa_hints_name(get_cpu_isa_hints()), avx512_on_256bit_units() ? "yes" : "no", get_effective_vector_bits(),
-                per_problem ? " (512 for linear NCX with W rows of 16+ src elements, W not downsampled)" : "");
+                per_problem ? (std::string(" (") + kZmmPaysRule + ")").c_str() : "");
     const cache_stats s = get_cache_stats();
     std::printf("kernel cache: capacity=%llu entries=%llu hits=%llu misses=%llu evictions=%llu\n",
                 (unsigned long long)s.capacity, (unsigned long long)s.entries, (unsigned long long)s.hits,

@@ -326,8 +326,8 @@ jit_conf make_jit_conf(const problem &p, kernel_isa isa, bool unit_w = false);
 bool jit_can_serve(const problem &p, kernel_isa isa, std::string *why_not);
 bool jit_uses_pass_engine(const problem &p, kernel_isa isa);
 // The dst size from which NT stores pay for an execution on `threads` threads:
-// XINTERP_NT_MIN_BYTES (or the test override) at any thread count, else half the last-level
-// cache on one thread and the whole of it on more (half on Zen 4, below), at least 4 MiB. A dst that fits the LLC is
+// XINTERP_NT_MIN_BYTES (or the test override) at any thread count, else half the usable
+// last-level cache (usable_llc_bytes, cpu_isa.hpp) on one thread and the whole of it on more (half on Zen 4, below), at least 4 MiB. A dst that fits the LLC is
 // better left there, for the next op and for repeated runs (on the Zen 3 dev VM, 4 MiB
 // outputs ran 1.4x slower with NT; 16 MiB, 1.1x faster). One core's plain stores reach the LLC
 // more slowly than its NT stores reach DRAM, but two cores' did not on the Zen 3 dev VM (32 MiB

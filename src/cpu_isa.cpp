@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -45,7 +46,7 @@ cpu_features detect() {
         const cpuinfo_cache *llc = cpuinfo_get_l3_caches_count() ? cpuinfo_get_l3_cache(0)
                                    : cpuinfo_get_l2_caches_count() ? cpuinfo_get_l2_cache(0)
                                                                    : nullptr;
-        if (llc) f.llc_bytes = llc->size;
+        if (llc) f.llc_bytes = llc->size, f.llc_sharers = static_cast<int>(llc->processor_count);
     } else {
         f.amd = cpu.has(C::tAMD);
         f.avx = cpu.has(C::tAVX);
@@ -232,6 +233,12 @@ bool avx512_on_256bit_units() {
     const cpu_features &f = host_features();
     return f.amd && f.family == 0x19 && host_has(cpu_isa::avx512_core);
 }
+
+int64_t usable_llc_bytes(int64_t llc_bytes, int sharers) {
+    return sharers > 0 ? std::min(llc_bytes, kLlcPerSharerMax * sharers) : llc_bytes;
+}
+
+int64_t usable_llc_bytes() { return usable_llc_bytes(host_features().llc_bytes, host_features().llc_sharers); }
 
 bool width_per_problem() { return current_hints() == cpu_isa_hints::automatic && avx512_on_256bit_units(); }
 

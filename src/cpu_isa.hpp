@@ -18,6 +18,7 @@ struct cpu_features {
     bool os_ymm = false, os_zmm = false, os_amx = false;  // register state enabled by the OS
     bool amx_permitted = false;  // Linux granted this process AMX tile data (ARCH_REQ_XCOMP_PERM)
     int64_t llc_bytes = 0;       // last-level cache (cpuinfo: L3, else L2); 0 if unknown
+    int llc_sharers = 0;         // logical processors the OS shows sharing it; 0 if unknown
     int family = 0;              // CPUID display family (AMD 0x19: Zen 3 and Zen 4)
 };
 
@@ -57,6 +58,14 @@ bool width_per_problem();
 // 60; 1.32-1.41x before short rows got windows and channel tails the overlapping vector), and
 // lost most where gathers and odd channel tails waste their lanes.
 bool avx512_on_256bit_units();
+// The part of the last-level cache this process can count on: llc_bytes, but at most
+// kLlcPerSharerMax per logical processor sharing it. No x86 part gives one core more than
+// 12 MiB of L3 (AMD's X3D: 96 MiB over 8 cores; Intel Xeon 1.4-5 MiB), so a larger share is a
+// VM shown its host socket's whole L3 across a few vCPUs: the Xeon dev VM (family 6 model
+// 207) reports 260 MiB over 2, which other tenants' cores share. 0 if llc_bytes is unknown.
+constexpr int64_t kLlcPerSharerMax = int64_t(16) << 20;
+int64_t usable_llc_bytes(int64_t llc_bytes, int sharers);  // sharers 0: unknown, no cap
+int64_t usable_llc_bytes();                                // the host's
 // One line per tier: whether the host has it, whether kernels exist, whether it is chosen.
 std::string isa_ladder_report();
 

@@ -29,9 +29,6 @@ void set_row_lengths(jit_conf &c, int64_t row_in, int64_t row_out) {
     c.ow_tail = row_out % w;
     c.ow_pad = (row_out + w - 1) / w * w;
     c.ow_vecs = c.ow_pad / w;
-    c.iw_full = row_in / w;
-    c.iw_tail = row_in % w;
-    c.iw_pad = (row_in + w - 1) / w * w;
 }
 
 // Rows as flat runs of W * flat_c elements.
@@ -57,7 +54,6 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.window = c.shuf_windows = c.pair_tail = false;
     c.pair_vecs = 0;
     c.gather_by_insert = insert_spelling(c.isa);
-    c.stage = c.esize == 2 && !c.gather_by_insert;
     c.rec_bytes = static_cast<int>(((1 << c.k) + 2 * c.k) * w * 4);
     c.up2_first = c.up2_groups = 0;
     c.per_first = c.per_periods = c.per_step = 0;
@@ -68,7 +64,7 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.nt_eligible = c.nt_stream = false;
     c.n_slots = c.n_wplanes = 0;
     c.wplane_bytes = 0;
-    c.scratch_bytes = c.stage ? c.iw_pad * 4 : 0;
+    c.scratch_bytes = 0;
     c.rows = p.n * p.c;
     c.src_row_bytes = c.row_in * c.esize;
     c.dst_row_bytes = c.row_out * c.esize;
@@ -498,9 +494,6 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
             c.pair_vecs = std::min(lo / w, c.ow_full);
             c.pair_tail = c.ow_tail > 0 && lo == c.row_out;
         }
-        // A dword gather of a 16-bit row would read 2 bytes past its last element; inserts read
-        // exactly one word each, so only the gather-instruction spelling stages.
-        c.stage = !c.window && c.esize == 2 && !c.gather_by_insert;
         // Record: a simd_w*4-byte header (window bases), then index vectors and weights.
         c.rec_bytes = static_cast<int>(w * 4 * (lin ? 5 : 2));
         c.fuse_h = lin && c.k >= 2 && hl.rarely_shared(p);
@@ -511,7 +504,6 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
             set_up2_run(c, wt);
         if (lin && c.window && !c.fuse_h && !c.unit_w && c.up2_groups == 0 && c.ow_full >= 4) set_periodic_run(c, wt);
         c.n_slots = lin && !c.fuse_h ? 2 * c.nd : 0;
-        const int64_t stage_bytes = c.stage ? c.iw_pad * 4 * (c.fuse_h ? 2 : 1) : 0;
         int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 && c.fuse_h ? 2 : 0)) * c.ow_pad * 4 : 0;
         if (lin && c.k >= 2 && !c.fuse_h) {
             c.wplane_bytes = p.in[1] * c.ow_pad * 4;
@@ -543,7 +535,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
             c.plane_mode = c.n_wplanes * c.wplane_bytes <= jit_conf::kPlaneBudget;
             if (c.plane_mode) rows_bytes = c.n_wplanes * c.wplane_bytes + (c.hvol ? 0 : p.out[1] * 24);
         }
-        c.scratch_bytes = stage_bytes + rows_bytes;
+        c.scratch_bytes = rows_bytes;
         const int64_t planes = p.fmt == data_format::ncx ? p.n * p.c : p.n;
         c.rows = planes * p.out[0] * p.out[1];
         c.src_row_bytes = c.row_in * c.esize;
@@ -647,7 +639,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         set_flat(c, p, p.in[0] * p.in[1] * p.in[2], p.out[0] * p.out[1] * p.out[2]);
     // Flat W-planes (jit_conf::flat_w).
     if (lin && c.pass_engine && !c.flat && !c.unit_w && c.flat_c == 1 && c.plane_mode && !c.fuse_h && !c.h2_pairs && !c.window &&
-        !c.stage && c.ow_vecs == 1 && p.in[1] * c.OW <= jit_conf::kFlatMaxIn)
+        c.ow_vecs == 1 && p.in[1] * c.OW <= jit_conf::kFlatMaxIn)
         c.flat_w = true;
     c.ok = true;
     return c;

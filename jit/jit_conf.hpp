@@ -108,10 +108,9 @@ struct jit_conf {
     // - window: every vector's taps lie in simd_w consecutive src elements, so one load and a
     //   vpermps (16-bit nearest: vpshufb on AVX2, vpermd on dwords on AVX-512) replace the
     //   gather; needs row_in >= simd_w;
-    // - otherwise gathers. With gather instructions, 16-bit rows are first staged to 32-bit
-    //   lanes in scratch (iw_full vectors + iw_tail lanes), so no dword gather reads outside
-    //   the row; the insert spelling reads the words in place (vpinsrw), so downsampling reads
-    //   only the elements it needs.
+    // - otherwise gathers, which read 16-bit rows in place: dword gathers at scale 2 with the
+    //   row's last element broadcast instead of gathered (it would read past the row), or, in
+    //   the insert spelling, one vpinsrw per word. Downsampling reads only the elements it needs.
     // Linear passes write f32 rows (ow_pad lanes) to per-thread scratch; a vertical blend
     // combines two rows per H (and D) step, in the canonical order.
     bool pass_engine = false;
@@ -143,7 +142,7 @@ struct jit_conf {
     // output vector (rec_bytes): 2^k s32 index vectors, tap (d, h, w) at slot
     // (d * 2 + h) * 2 + w (flat src elements of the plane), then the W, H and D weights
     // (w0, w1) per lane. Within kFlatMaxOut outputs and kFlatMaxIn src elements per plane
-    // (tables and staging stay small); no NT stores.
+    // (the tables stay small); no NT stores.
     bool flat = false;
     static constexpr int64_t kFlatMaxOut = 8192, kFlatMaxIn = int64_t(1) << 18;
     // NCX linear W-planes on the gather path with rows of at most one vector (plane mode, W
@@ -152,10 +151,9 @@ struct jit_conf {
     // its records in jit_tables::wtab), instead of a whole vector per src row with
     // OW lanes used. The blends then read W-plane rows OW elements apart (hrows), not
     // ow_pad: a row's vector load takes the next rows' elements in its idle lanes, and stores
-    // only OW. Not where 16-bit rows are staged (the stage is one row).
+    // only OW.
     bool flat_w = false;
     int64_t ow_full = 0, ow_tail = 0, ow_pad = 0, ow_vecs = 0;
-    int64_t iw_full = 0, iw_tail = 0, iw_pad = 0;
     bool window = false;
     // AVX-512 rows shorter than a vector (row_in < simd_w): every vector's taps lie in the whole
     // row, so the row is each vector's window, at base 0, loaded under an opmask of row_in lanes
@@ -171,7 +169,6 @@ struct jit_conf {
     // they hold dword indices k, and a pair's tap 1 is tap 0's control plus
     // window_index_step() per flat_c.
     bool shuf_windows = false;
-    bool stage = false;
     // How the gather path spells a gather: vgatherdps, or (AMD, where a ymm gather costs ~20
     // cycles) eight index loads + vinsertps, about twice as fast there. Same elements read.
     bool gather_by_insert = false;
@@ -372,7 +369,6 @@ struct jit_pass_args {
     const void *src_b;  // blend: row b (f32)
     void *dst;          // the output row (f32 scratch, or dst in its dtype)
     const void *tab;    // W pass: the W table
-    void *scratch;      // W pass: staging row (16-bit gather path)
     float w0, w1;       // blend weights (H)
     const void *src_c;  // 3-D blend: D tap 1's rows (src, src_b are D tap 0's)
     const void *src_d;

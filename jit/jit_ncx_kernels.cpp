@@ -27,35 +27,6 @@ jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt,
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
 
-// Gather-instruction path, 16-bit: widen `row` once into scratch + off (f32 for linear,
-// zero-extended bits for nearest), with exact-size loads, and point `row` there: the gathers
-// then read only scratch.
-template <cpu_isa isa>
-void jit_ncx_wpass<isa>::stage_row(const Reg64 &row, int64_t off) {
-    const jit_conf &c = conf_;
-    const bool lin = c.algorithm == alg::linear;
-    lea(reg_tmp, ptr[reg_scr + static_cast<int>(off)]);
-    mov(reg_ba, row);
-    mov(row, reg_tmp);
-    auto one = [&](int64_t n) {
-        if (lin) load_f32(c.dt, vmm_a, ptr[reg_ba], n);
-        else load_u32(vmm_a, ptr[reg_ba], n);
-        vmovups(ptr[reg_tmp], vmm_a);
-    };
-    if (c.iw_full > 0) {
-        Label l_iw;
-        mov(reg_cnt, c.iw_full);
-        L(l_iw); {
-            one(simd_w);
-            add(reg_ba, simd_w * c.esize);
-            add(reg_tmp, simd_w * 4);
-            dec(reg_cnt);
-            jnz(l_iw, T_NEAR);
-        }
-    }
-    if (c.iw_tail > 0) one(c.iw_tail);
-}
-
 // Gathers simd_w elements of `row` at the s32 indices of the current record at idx_off.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::gather(const Reg64 &row, const Vmm &v, int idx_off, bool as_float) {
@@ -71,6 +42,7 @@ void jit_ncx_wpass<isa>::gather(const Reg64 &row, const Vmm &v, int idx_off, boo
         vinsertf128(v, v, hi, 1);
         return;
     }
+    if (conf_.esize == 2) return gather_words_as_dwords(row, v, idx_off, as_float);
     if constexpr (kEvex) {
         vmovdqu32(vmm_idx, ptr[tab(idx_off)]);
         kxnorw(k_tmp, k_tmp, k_tmp);  // the gather clears its mask
@@ -82,6 +54,57 @@ void jit_ncx_wpass<isa>::gather(const Reg64 &row, const Vmm &v, int idx_off, boo
         if (as_float) vgatherdps(v, ptr[row + vmm_idx * 4], vmm_mask);
         else vpgatherdd(v, ptr[row + vmm_idx * 4], vmm_mask);
     }
+}
+
+// 16-bit rows, gather instructions: dword gathers read in place (scale 2), each lane's element
+// the low word of its dword. The dword at element i also holds element i + 1, so a lane whose
+// tap is the row's last element would read 2 bytes past the row, past the buffer on its last
+// row: those lanes keep the last element (vmm_last: in every word, loaded as the row begins),
+// and the gather's mask (i < row_in - 1) skips them. This replaced widening the whole row into
+// scratch before its gathers, which read all of a row that downsampling needs a few elements
+// of (r525to5 NCX bf16: 525 elements widened per row for 5 or 10 gathered).
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::gather_words_as_dwords(const Reg64 &row, const Vmm &v, int idx_off, bool as_float) {
+    const jit_conf &c = conf_;
+    const Vmm &last = row.getIdx() == reg_src_b.getIdx() ? vmm_last_b : vmm_last;
+    load_idx(idx_off);
+    if constexpr (kEvex) {
+        vmovdqa32(v, last);
+        vpcmpgtd(k_tmp, vmm_last_idx, vmm_idx);
+        vpgatherdd(v | k_tmp, ptr[row + vmm_idx * 2]);
+    } else {
+        vmovdqa(v, last);
+        vpcmpgtd(vmm_mask, vmm_last_idx, vmm_idx);
+        vpgatherdd(v, ptr[row + vmm_idx * 2], vmm_mask);
+    }
+    if (as_float && c.dt == data_type::bf16) {
+        vpslld(v, v, 16);  // the low word's f32
+    } else if (as_float) {  // f16: the low words packed (vmm_idx is free now), then widened
+        if constexpr (kEvex) {
+            vpmovdw(Ymm(vmm_idx.getIdx()), v);
+            vcvtph2ps(v, Ymm(vmm_idx.getIdx()));
+        } else {
+            static constexpr int32_t kLowWords[8] = {0x05040100, 0x0d0c0908, -1, -1, 0x05040100, 0x0d0c0908, -1, -1};
+            vpshufb(vmm_idx, v, ptr[rip + pool_vec8(kLowWords)]);
+            vpermq(vmm_idx, vmm_idx, 0x08);
+            vcvtph2ps(v, Xmm(vmm_idx.getIdx()));
+        }
+    } else if constexpr (!kEvex) {  // nearest: zero-extended bits, as store_u32_bits's vpackusdw needs
+        static constexpr int32_t kLowMask[8] = {0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff};
+        vpand(v, v, ptr[rip + pool_vec8(kLowMask)]);
+    }
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::last_index() {
+    mov(reg_tmp.cvt32(), static_cast<uint32_t>(conf_.row_in - 1));
+    vmovd(Xmm(vmm_last_idx.getIdx()), reg_tmp.cvt32());
+    vpbroadcastd(vmm_last_idx, Xmm(vmm_last_idx.getIdx()));
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::load_last(const Reg64 &row, const Vmm &v) {
+    vpbroadcastw(v, word[row + static_cast<int>(2 * (conf_.row_in - 1))]);
 }
 
 // 16-bit rows, insert spelling: simd_w (= 8, AVX2 only) words into one xmm, read in place.
@@ -373,9 +396,9 @@ template <cpu_isa isa>
 void jit_ncx_wpass<isa>::row() {
     const jit_conf &c = conf_;
     const int out_es = final_ ? c.esize : 4;
-    if (c.stage) {
-        stage_row(reg_src, 0);
-        if (fused_) stage_row(reg_src_b, c.iw_pad * 4);
+    if (dword_words()) {
+        load_last(reg_src, vmm_last);
+        if (fused_) load_last(reg_src_b, vmm_last_b);
     }
     // Two vectors per trip (slot_ 0 and 1 address the second record and output vector by
     // displacement): the pointer steps and the loop branch cost half as much per vector.
@@ -653,7 +676,7 @@ void jit_ncx_wpass<isa>::up2_constants() {
 
 // Column by column: the vectors' records are the same in every row of the plane, so they are
 // read once per column pair instead of once per row. Registers: kColRegs per column, the
-// window bases in four GPRs (the window path never stages, so reg_scr is free), vmm_flat_c
+// window bases in four GPRs, vmm_flat_c
 // for the pairs' tap-1 selects; 13, 15 and t1 per vector. Each lane takes the selects, mul
 // and FMA of linear_w and blend_w, so the bits are row()'s.
 template <cpu_isa isa>
@@ -777,9 +800,9 @@ void jit_ncx_wpass<isa>::generate_flat() {
     mov(reg_src, PARG(src));
     mov(reg_dst, PARG(dst));
     mov(reg_tab, PARG(tab));
-    if (c.stage) {  // 16-bit, gather instructions: the src volume widened into scratch first
-        mov(reg_scr, PARG(scratch));
-        stage_row(reg_src, 0);
+    if (dword_words()) {
+        last_index();
+        load_last(reg_src, vmm_last);
     }
     if (c.ow_full > 0) {
         Label l_vec;
@@ -817,8 +840,8 @@ void jit_ncx_wpass<isa>::generate() {
         vbroadcastss(vmm_wh0, PARG(w0));
         vbroadcastss(vmm_wh1, PARG(w1));
     }
-    if (c.stage) mov(reg_scr, PARG(scratch));
     if (kEvex && c.unit_w) vxorps(vmm_zero, vmm_zero, vmm_zero);
+    if (dword_words()) last_index();
     if (c.up2_groups > 0 && !fused_) up2_constants();
     if (c.window && (c.pair_vecs > 0 || c.pair_tail)) {  // tap 1's index (control) step
         mov(reg_tmp.cvt32(), static_cast<uint32_t>(c.flat_c) * window_index_step(c));

@@ -50,8 +50,16 @@ private:
     // Window pairs: flat_c in every lane, and tap 1's indices (kPairRegs[1] is gather-only).
     const Vmm vmm_flat_c = Vmm(11), vmm_idx_b = Vmm(12);
 
-    void stage_row(const Xbyak::Reg64 &row, int64_t off);
     void gather(const Xbyak::Reg64 &row, const Vmm &v, int idx_off, bool as_float);
+    void gather_words_as_dwords(const Xbyak::Reg64 &row, const Vmm &v, int idx_off, bool as_float);
+    // The gather path of 16-bit rows with gather instructions (gather_words_as_dwords): each
+    // row's last element in every word (row a, the fused row b), set as a row begins, and
+    // row_in - 1 in every lane. Free on the gather path: the window pairs, columns, up2 and
+    // h2 that take these registers run on windows, the tap pairs on the insert spelling.
+    bool dword_words() const { return !conf_.window && conf_.esize == 2 && !conf_.gather_by_insert; }
+    void load_last(const Xbyak::Reg64 &row, const Vmm &v);
+    void last_index();  // vmm_last_idx
+    const Vmm vmm_last_idx = Vmm(12), vmm_last = Vmm(13), vmm_last_b = Vmm(15);
     void gather_words(const Xbyak::Reg64 &row, const Xbyak::Xmm &x, int idx_off);
     void gather_taps(const Xbyak::Reg64 &row, int idx_off);  // both taps, into vmm_a and vmm_b
     // conf.pair_vecs: both taps per lane with one load; row_b (fused) shares the index reads.

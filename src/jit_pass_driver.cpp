@@ -60,13 +60,13 @@ public:
         const exec_ctx x{static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), use_nt(dst), exec_flags(src)};
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
             if (conf_.flat)
-                run_flat(r0, r1, x, scratch);
+                run_flat(r0, r1, x);
             else if (h2_)
                 run_h2(r0, r1, x);
             else if (prob().algorithm == alg::nearest)
                 run_nearest(r0, r1, x, scratch);
             else if (conf_.plane_mode && conf_.fuse_h && prob().k == 2)
-                run_tabled_planes(r0, r1, x, scratch);
+                run_tabled_planes(r0, r1, x);
             else if (conf_.hvol)
                 run_volume(r0, r1, x, scratch);
             else if (conf_.plane_mode)
@@ -175,10 +175,9 @@ private:
         const bool nt = x.nt;
         jit_pass_args a{};
         a.tab = tables_.wtab.data();
-        a.scratch = scratch;
         a.flags = x.flags;
         const auto fn = pick(nt, wpass_, wpass_nt_);
-        if (conf_.plane_mode) return run_tabled_planes(r0, r1, x, scratch);
+        if (conf_.plane_mode) return run_tabled_planes(r0, r1, x);
         const auto stream_fn = stream_ && nt_wanted() ? stream_->fn() : nullptr;  // NT-sized for these threads
         uint8_t *row_buf = scratch + conf_.stream_off;
         const auto pair_fn = pair_ && !nt ? pair_->fn() : nullptr;  // plain stores only
@@ -278,14 +277,13 @@ private:
 
     // Nearest and fused 2-D plane mode: one W-pass call per run of rows within a (plane, od),
     // each row's src row(s) (and fused, H weights) from its hrows record.
-    void run_tabled_planes(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
+    void run_tabled_planes(int64_t r0, int64_t r1, const exec_ctx &x) const {
         const uint8_t *src = x.src;
         uint8_t *dst = x.dst;
         const bool nearest = prob().algorithm == alg::nearest;
         const int rec = nearest ? 8 : 24;
         jit_pass_args a{};
         a.tab = tables_.wtab.data();
-        a.scratch = scratch;
         a.flags = x.flags;
         const auto fn = pick(x.nt, wpass_, wpass_nt_);
         for_plane_runs(r0, r1, [&](const row_id &o, int64_t r, int64_t n) {
@@ -299,10 +297,9 @@ private:
     }
 
     // jit_conf::flat: rows are planes; one call makes a plane's whole output volume.
-    void run_flat(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
+    void run_flat(int64_t r0, int64_t r1, const exec_ctx &x) const {
         jit_pass_args a{};
         a.tab = tables_.wtab.data();
-        a.scratch = scratch;
         a.flags = x.flags;
         const auto fn = wpass_->fn();
         for (int64_t r = r0; r < r1; ++r) {
@@ -312,24 +309,17 @@ private:
         }
     }
 
-    // Per-thread scratch past the staged src rows (jit_conf: one, or two when fused), where
-    // the W- or H-planes, or the W-row slots, begin.
-    uint8_t *past_stage(uint8_t *scratch) const {
-        return scratch + (conf_.stage ? conf_.iw_pad * 4 * (conf_.fuse_h ? 2 : 1) : 0);
-    }
-
     // jit_conf::hvol: per plane that rows r0..r1 reach, the H-planes of the src D slices its
     // rows use, each into its own slot (id), then one blend call over all of the plane's rows
     // in the range, whose records (jit_tables::drows) point into those slots. A plane that
     // two threads split is made by both, each the slices its own rows use.
     void run_volume(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
         const problem &p = prob();
-        uint8_t *planes = past_stage(scratch);
+        uint8_t *planes = scratch;
         const auto hplane = wpass_->fn();
         const auto blend = pick(x.nt, blend_final_, blend_final_nt_);
         jit_pass_args wa{};
         wa.tab = tables_.wtab.data();
-        wa.scratch = scratch;
         wa.rows = p.out[1];
         wa.rtab = tables_.hrows.data();
         wa.flags = x.flags;
@@ -369,14 +359,12 @@ private:
         const problem &p = prob();
         const bool hplanes = conf_.fuse_h;
         const int64_t row_f32 = conf_.ow_pad * 4;
-        uint8_t *stage = scratch;
-        uint8_t *planes = past_stage(scratch);
+        uint8_t *planes = scratch;
         uint8_t *drecs = planes + conf_.n_wplanes * conf_.wplane_bytes;  // H-planes: the D records
         int64_t key[2] = {-1, -1};
         uint64_t stamp[2] = {0, 0}, clock = 0;
         jit_pass_args wa{};
         wa.tab = tables_.wtab.data();
-        wa.scratch = stage;
         wa.rows = hplanes ? p.out[1] : p.in[1];
         wa.rtab = tables_.hrows.data();  // H-planes: each row's src rows and H weights
         wa.flags = x.flags;
@@ -457,16 +445,15 @@ private:
         });
     }
 
-    // The args of the W step of one src row into an f32 scratch row: the W pass's (staging its
-    // 16-bit src at `stage` on the gather path) and the NXC row kernel's (separable NXC).
+    // The args of the W step of one src row into an f32 scratch row: the W pass's and the NXC
+    // row kernel's (separable NXC).
     struct w_step_args {
         jit_pass_args wa{};
         jit_args ra{};
     };
-    w_step_args w_step_setup(const exec_ctx &x, uint8_t *stage) const {
+    w_step_args w_step_setup(const exec_ctx &x) const {
         w_step_args a;
         a.wa.tab = a.ra.wtab = tables_.wtab.data();
-        a.wa.scratch = stage;
         a.wa.flags = a.ra.flags = x.flags;
         return a;
     }
@@ -489,10 +476,10 @@ private:
     void run_rows_2d(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
         const size_t row_f32 = static_cast<size_t>(conf_.ow_pad) * 4;
         const int64_t rb = conf_.dst_row_bytes;
-        uint8_t *slots = past_stage(scratch);
+        uint8_t *slots = scratch;
         const auto blend = pick(x.nt, blend_final_, blend_final_nt_);
         const auto blend_pair = pick_pair(x.nt, blend_pair_, blend_pair_nt_);  // plain stores only
-        w_step_args ws = w_step_setup(x, scratch);
+        w_step_args ws = w_step_setup(x);
         int64_t key[2] = {-1, -1};
         auto w_row = [&](int64_t k, int64_t keep) -> const uint8_t * {
             if (key[0] == k) return slots;
@@ -537,15 +524,14 @@ private:
         const bool nt = x.nt;
         const problem &p = prob();
         const size_t row_f32 = static_cast<size_t>(conf_.ow_pad) * 4;
-        uint8_t *stage = scratch;
-        uint8_t *slots = past_stage(scratch);
+        uint8_t *slots = scratch;
         uint8_t *hb = slots + conf_.n_slots * row_f32;  // fused k == 3: the two H results
         int64_t key[4] = {-1, -1, -1, -1};
         uint64_t stamp[4] = {0, 0, 0, 0}, clock = 0;
         const auto wpass = wpass_ ? wpass_->fn() : nullptr;         // fused k == 3: into scratch
         const auto wpass_final = pick(nt, wpass_, wpass_nt_);       // k == 1, or fused k == 2
         const auto blend_final = pick(nt, blend_final_, blend_final_nt_);
-        w_step_args ws = w_step_setup(x, stage);
+        w_step_args ws = w_step_setup(x);
         jit_pass_args &wa = ws.wa;  // k == 1 and the fused H steps use it directly
         // The W pass of src row k, from the LRU (n_slots = 2 * nd); `pin` holds the rows the
         // caller needs at the same time (k among them), which are never the victim.

@@ -150,7 +150,7 @@ void sweep(const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t
 
 }  // namespace
 
-// C (NXC vector loop) and W (NCX vector loop, 16-bit staging loop) at simd_w-1, simd_w,
+// C (NXC vector loop) and W (NCX vector loop, 16-bit gathers up to the row end) at simd_w-1, simd_w,
 // simd_w+1 and 3*simd_w+5, in and out.
 TEST(jit_bitwise, tails_1d) {
     REQUIRE_AVX2();
@@ -942,8 +942,8 @@ void sweep_ncx_linear(const std::vector<std::pair<std::vector<int64_t>, std::vec
 // shorter than one, or 2-D fused rows that would gather every lane for few outputs, walks each
 // plane's whole output volume flat, every lane gathering its own taps (jit_conf::flat): 2-D
 // and 3-D, H down (fused rows) and up, volumes that end in a tail vector, all dtypes and
-// transforms, specials every other case, both gather spellings (16-bit: staged or read in
-// place), 1 and 2 threads; and the shapes that keep rows (rows of a whole vector, slices over
+// transforms, specials every other case, both gather spellings (16-bit: dword gathers or
+// word inserts, both in place), 1 and 2 threads; and the shapes that keep rows (rows of a whole vector, slices over
 // two vectors, rows read by windows, gathered rows of 7).
 TEST(jit_bitwise, ncx_flat_volumes) {
     REQUIRE_AVX2();
@@ -1113,8 +1113,7 @@ TEST(jit_bitwise, nxc_nearest_narrow_pixels) {
 
 // NCX linear W-planes on the gather path with rows of one vector or less are made flat
 // (jit_conf::flat_w), the blends reading rows OW elements apart: 2-D and 3-D, OW from 1 to 8,
-// W up and down, planes whose flat length ends in a tail, all dtypes (16-bit flat only with
-// the insert spelling: the gather instructions stage one row) and transforms, specials every
+// W up and down, planes whose flat length ends in a tail, all dtypes and transforms, specials every
 // other case, both spellings, 1 and 2 threads.
 TEST(jit_bitwise, ncx_flat_wplanes) {
     REQUIRE_AVX2();
@@ -1123,8 +1122,8 @@ TEST(jit_bitwise, ncx_flat_wplanes) {
         {{23, 2}, {41, 3}}, {{30, 3}, {60, 3}}, {{9, 5}, {17, 7}}, {{12, 7}, {19, 8}},
         {{33, 6}, {40, 1}}, {{7, 4}, {15, 2}}, {{3, 20, 6}, {5, 30, 8}}, {{4, 9, 3}, {3, 13, 5}},
     };
-    sweep_ncx_linear(shapes, 1800, [&](const op_desc &d, const jit_conf &cf, size_t, int spelling) {
-        EXPECT_EQ(cf.flat_w, !cf.flat && (d.dt == data_type::f32 || spelling == 1))
+    sweep_ncx_linear(shapes, 1800, [&](const op_desc &d, const jit_conf &cf, size_t, int) {
+        EXPECT_EQ(cf.flat_w, !cf.flat)
             << describe(d) << " plane " << cf.plane_mode << " fused " << cf.fuse_h << " window " << cf.window;
     });
 }
@@ -1137,7 +1136,7 @@ TEST(jit_bitwise, both_gather_spellings) {
     for (int64_t i : {1, W - 1, 3 * W + 5, 61})
         for (int64_t o : {1, W + 1, 2 * W + 3}) cases.push_back({{i}, {o}});  // downsampling and IW < simd_w
     cases.push_back({{21, 35}, {3, 5}});     // fused H step
-    cases.push_back({{5, 35}, {9, 5}});      // plane mode, W gathered (16-bit: staged per row)
+    cases.push_back({{5, 35}, {9, 5}});      // plane mode, W gathered
     cases.push_back({{3, 5, 35}, {4, 9, 5}});
     for (int spelling : {0, 1}) {
         set_gather_spelling_for_testing(spelling);
@@ -1554,10 +1553,9 @@ TEST(jit_bitwise, linear_h2_pairs) {
     EXPECT_GT(seen, 0);
 }
 
-// 16-bit rows on the gather path: the insert spelling reads each word in place (no staging, no
-// staging scratch); the gather-instruction spelling stages the row, because a dword gather of
-// the last word would read past the row.
-TEST(jit_conf, sixteen_bit_gathers_stage_only_for_gather_instructions) {
+// 16-bit rows on the gather path are read in place in both spellings, with no scratch of their
+// own: word inserts, or dword gathers that leave the row's last element to a broadcast.
+TEST(jit_conf, sixteen_bit_gathers_read_in_place) {
     const auto d = problem_builder().src({1, 3, 1080, 1920}).sizes({224, 224}).fmt(data_format::ncx).mode(mode::linear).dt(data_type::bf16);
     const problem p = make_problem(d);
     for (int spelling : {0, 1}) {
@@ -1566,12 +1564,48 @@ TEST(jit_conf, sixteen_bit_gathers_stage_only_for_gather_instructions) {
         ASSERT_TRUE(c.ok);
         EXPECT_FALSE(c.window);
         EXPECT_EQ(c.gather_by_insert, spelling == 1);
-        EXPECT_EQ(c.stage, spelling == 0);
-        // H 1080 -> 224 shares no src row between output rows: fused, so two rows are staged.
+        // H 1080 -> 224 shares no src row between output rows: fused, straight to dst.
         EXPECT_TRUE(c.fuse_h);
-        EXPECT_EQ(c.scratch_bytes, spelling == 0 ? 2 * c.iw_pad * 4 : 0);
+        EXPECT_EQ(c.scratch_bytes, 0);
     }
     set_gather_spelling_for_testing(-1);
+}
+
+// The dword gathers of 16-bit rows leave each row's last element to a broadcast: a lane whose
+// tap it is would read 2 bytes past the row, past the buffer on its last row, which these
+// cases put against a guard page. align_corners maps the last output there; linear half_pixel
+// downsampling clamps tap 1 there. NCX rows and NXC flat rows (C < simd_w), W downsampled past
+// the windows, one-element rows, a flat volume; the gather-instruction spelling at every tier
+// (forced at AVX2, whose AMD default is the insert spelling), 1 and 2 threads.
+TEST(jit_bitwise, sixteen_bit_gathers_end_at_the_row) {
+    REQUIRE_AVX2();
+    const threads_and_spelling_restore restore;
+    set_gather_spelling_for_testing(0);
+    clear_cache();
+    struct shape { std::vector<int64_t> src, out; data_format f; };
+    const shape shapes[] = {{{1, 2, 3, 525}, {2, 5}, data_format::ncx},  {{1, 1, 5, 700}, {4, 33}, data_format::ncx},
+                            {{1, 3, 2, 1}, {3, 1}, data_format::ncx},    {{1, 2, 90, 3}, {2, 7}, data_format::nxc},
+                            {{1, 1, 61, 5}, {1, 17}, data_format::nxc},  {{1, 2, 3, 9, 70}, {2, 3, 4}, data_format::ncx}};
+    int gathered = 0;
+    for (data_type t : {data_type::bf16, data_type::f16})
+        for (mode m : {mode::nearest, mode::linear})
+            for (auto ct : {coordinate_transformation_mode::half_pixel, coordinate_transformation_mode::align_corners})
+                for (const shape &sh : shapes) {
+                    if (sh.src.size() == 5 && m == mode::linear) continue;  // NCX 3-D linear: the flat volume below
+                    op_desc d = problem_builder().src(sh.src).sizes(sh.out).fmt(sh.f).mode(m).ctm(ct).dt(t);
+                    const primitive_desc pd(d);
+                    const jit_conf c = make_jit_conf(make_problem(d), kernel_isa(pd.isa(), pd.runs_ymm()));
+                    gathered += c.pass_engine && !c.window;
+                    for (int threads : {1, 2}) {
+                        omp_set_num_threads(threads);
+                        ASSERT_EQ(check_case(d, 7u + threads, true, threads == 2), 0) << describe(d) << " threads " << threads;
+                    }
+                }
+    const auto vol = problem_builder().src({1, 2, 3, 9, 70}).sizes({2, 3, 4}).fmt(data_format::ncx).mode(mode::linear).dt(data_type::bf16);
+    const primitive_desc vpd(vol);
+    EXPECT_TRUE(make_jit_conf(make_problem(vol), kernel_isa(vpd.isa(), vpd.runs_ymm())).flat) << describe(vol);
+    EXPECT_EQ(check_case(vol, 3, true), 0) << describe(vol);
+    EXPECT_GE(gathered, 24) << "most cases must take the gather path";
 }
 
 // AVX-512 rows shorter than a vector are one window each (jit_conf::short_window), at base 0;

@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
         {{24, 4, 39}, {4, 1, 4}}, {{6, 6, 12}, {3, 3, 9}},
         // and W-planes of rows under 16 elements (one masked window each: jit_conf::short_window)
         {{23, 2}, {41, 3}}, {{3, 20, 6}, {5, 30, 8}},
-        // and flat W-planes (jit_conf::flat_w; AVX-512: f32 only, 16-bit rows are staged; rows
+        // and flat W-planes (jit_conf::flat_w; every dtype, 16-bit rows gathered in place; rows
         // of 16 elements or more, which no window serves)
         {{23, 40}, {41, 7}}, {{3, 20, 36}, {5, 30, 6}}};
     for (const auto &u : units)

@@ -190,15 +190,16 @@ bool flat_rows_have_windows(const problem &p, cpu_isa isa) {
 // jit_conf::edge_px for narrow pixels of w lanes: from the first output pixel whose forward
 // loads (w elements from the start of a tap's pixel) or store (w from its own) would leave the
 // row, to the row's end; -1 where one of those cannot load backwards either (w elements ending
-// at a tap's pixel's end would start before the row).
-int64_t narrow_edge_px(const problem &p, int64_t w) {
+// at a tap's pixel's end would start before the row). Masked (512 bits): edge pixels load and
+// store their C lanes under an opmask, so there is nothing to load backwards.
+int64_t narrow_edge_px(const problem &p, int64_t w, bool masked) {
     const int64_t C = p.c, IW = p.in[2], OW = p.out[2];
     int64_t first = OW;
     for (int64_t o = 0; o < OW && first == OW; ++o) {
         const linear_tap t = w_tap(p, o);
         if ((OW - o) * C < w || std::max(t.i0, t.i1) * C + w > IW * C) first = o;
     }
-    for (int64_t o = first; o < OW; ++o) {
+    for (int64_t o = first; o < OW && !masked; ++o) {
         const linear_tap t = w_tap(p, o);
         if (std::min(t.i0, t.i1) * C + C < w) return -1;
     }
@@ -216,18 +217,24 @@ int64_t narrow_edge_px(const problem &p, int64_t w) {
 // one load and a permute (C = 3, 224 x 224 -> 512 x 512: 105 us flat, 299 us narrow). Only rows
 // the flat rows could take (their limits in jit_can_serve), so narrow pixels change which
 // kernel serves a problem, never whether one does; and H of under 2^24 rows, so the scans here
-// stay bounded. (256-bit generators only: at 512 bits C < 16 keeps the flat rows.)
+// stay bounded.
+// At 512 bits (C < 16; Ice Lake Xeon VM, bench_ab against the flat rows' 16-lane gathers):
+// f32 and f16 0.09-0.9x the time on the same rule (C = 8-15 0.09-0.64x; 3-D shared C = 3
+// 1.0x, stays flat); bf16 rounded in integer code from C = 3 (C = 3 0.65-0.84x, C = 2
+// 0.9-1.14x) and 6 in such 3-D (C = 4 1.35x, 5 1.0x). Native bf16 at 512 bits takes f32's
+// rule by the 256-bit kernels' measurement (no host with AVX512-BF16 and full-width units has
+// measured it).
 bool narrow_pays(const problem &p, kernel_isa k) {
     const cpu_isa isa = k.generator();
     const int64_t w = simd_w_of(isa);
-    if (isa != cpu_isa::avx2 || p.fmt != data_format::nxc || p.algorithm != alg::linear || p.c < 2 || p.c >= w) return false;
+    if (p.fmt != data_format::nxc || p.algorithm != alg::linear || p.c < 2 || p.c >= w) return false;
     if (!flat_rows_fit(p, p.c) || p.out[1] >= (int64_t(1) << 24)) return false;
-    if (narrow_edge_px(p, w) < 0) return false;
+    if (narrow_edge_px(p, w, isa != cpu_isa::avx2) < 0) return false;
     if (const int forced = g_narrow.load(); forced >= 0) return forced == 1;
     if (flat_rows_have_windows(p, isa)) return false;
     const bool fused = p.k >= 2 && scan_h_links(p).rarely_shared(p);
     const bool bf16 = p.dt == data_type::bf16 && k.tier < cpu_isa::avx512_core_bf16;  // emulated rounding
-    const int64_t min_c = p.k == 3 && !fused ? (bf16 ? 6 : 4) : (bf16 ? 4 : 2);
+    const int64_t min_c = p.k == 3 && !fused ? (bf16 ? 6 : 4) : (bf16 ? (w == 8 ? 4 : 3) : 2);
     return p.c >= min_c;
 }
 
@@ -426,7 +433,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         c.c_full = c.C / w;
         c.c_tail = c.C % w;
         c.narrow = lin && c.C < w;  // nearest pixels under a vector: gen_nxc_nearest's small copies
-        if (c.narrow) c.edge_px = narrow_edge_px(p, w);
+        if (c.narrow) c.edge_px = narrow_edge_px(p, w, isa != cpu_isa::avx2);
         c.c_bytes = c.C * c.esize;
         c.wtab_stride = lin ? 24 : 8;
         c.rows = p.n * p.out[0] * p.out[1];

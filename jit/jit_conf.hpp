@@ -32,14 +32,15 @@ struct jit_conf {
     // one c_tail-lane vector. Nearest copies c_bytes per pixel.
     int64_t c_full = 0, c_tail = 0, c_bytes = 0;
     int wtab_stride = 0;  // bytes per ow record in the NXC W table
-    // AVX2 NXC linear with C < simd_w on the direct kernel (narrow pixels), where the pass
-    // engine's flat rows would gather every lane (narrow_pays in jit_conf.cpp). A pixel is the
-    // low C lanes of a full vector loaded at each tap pixel, and its full-vector store spills
-    // into the pixels after it, which overwrite those lanes with their own. The last edge_px
-    // pixels of a row, whose forward loads or store could leave the row, load each tap as the
-    // vector that ends at its pixel's end instead, move their C lanes down (vpermd) and store
-    // exactly C elements: nothing outside the src rows is read, nothing outside the dst row
-    // written, and no lane a later pixel does not rewrite is ever left wrong.
+    // NXC linear with C < simd_w on the direct kernel (narrow pixels), where the pass engine's
+    // flat rows would gather every lane (narrow_pays in jit_conf.cpp). A pixel is the low C
+    // lanes of a full vector loaded at each tap pixel, and its full-vector store spills into
+    // the pixels after it, which overwrite those lanes with their own. The last edge_px pixels
+    // of a row, whose forward loads or store could leave the row, load each tap as the vector
+    // that ends at its pixel's end instead, move their C lanes down (vpermd) and store exactly
+    // C elements (AVX2), or load and store C lanes under an opmask (AVX-512): nothing outside
+    // the src rows is read, nothing outside the dst row written, and no lane a later pixel
+    // does not rewrite is ever left wrong.
     bool narrow = false;
     int64_t edge_px = 0;
     // NXC linear (k >= 2) can run separably: the row kernel makes the W step of each src row

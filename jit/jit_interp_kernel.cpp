@@ -426,8 +426,9 @@ void jit_interp_kernel<isa>::unrolled_pixels(const compute_fn &compute, const st
 
 // Narrow pixels: OW - edge_px forward pixels, each a full vector from its taps' pixels' starts,
 // whose store spills into the pixels after it (they are made later, and overwrite it); then
-// edge_px edge pixels, whose taps load the vectors that end at their pixels' ends (reg_p0 and
-// reg_p1 back by simd_w - C elements; reg_row deltas keep them inside every tap row).
+// edge_px edge pixels. On AVX2 their taps load the vectors that end at their pixels' ends
+// (reg_p0 and reg_p1 back by simd_w - C elements; reg_row deltas keep them inside every tap
+// row); on AVX-512 every load and the store take C lanes under an opmask.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::narrow_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es) {
     const jit_conf &c = conf_;
@@ -435,14 +436,18 @@ void jit_interp_kernel<isa>::narrow_loop(const compute_fn &compute, const std::f
         const int64_t n = edge ? c.edge_px : c.OW - c.edge_px;
         if (n == 0) continue;
         for_pixels(n, [&] {
-            if (edge) {
+            if (kEvex && edge) {
+                compute(c.C, 0, 0);
+            } else if (edge) {
                 const int back = static_cast<int>((simd_w - c.C) * c.esize);
                 sub(reg_p0, back);
                 sub(reg_p1, back);
+                edge_ = true;
+                compute(simd_w, 0, 0);
+                edge_ = false;
+            } else {
+                compute(simd_w, 0, 0);
             }
-            edge_ = edge;
-            compute(simd_w, 0, 0);
-            edge_ = false;
             dst_add(static_cast<int>(c.C * out_es));
         });
     }

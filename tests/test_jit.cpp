@@ -1016,18 +1016,20 @@ struct narrow_restore {
     }
 };
 
-// AVX2 NXC linear with C < simd_w on the direct kernel (jit_conf::narrow): each pixel a full
+// NXC linear with C < simd_w on the direct kernel (jit_conf::narrow): each pixel a full
 // vector from its taps' pixels, stored whole over the pixels after it; a row's last edge_px
-// pixels loaded backwards, their lanes moved down and stored exactly. First the rule's picks,
-// then the kernel forced on wherever a row can take it: C = 2, 3, 5 and 7, edges of 1 to 4
-// pixels and rows that are all edge, W up and down, 1-D to 3-D, the pair, run and D-pair
-// kernels (2x H and D), all dtypes and transforms, specials every third case, 1 to 3 threads,
-// guard pages after src and dst or before them.
+// pixels loaded backwards, their lanes moved down and stored exactly (AVX2), or loaded and
+// stored under an opmask of C lanes (AVX-512). First the rule's picks at both widths, then the
+// kernel forced on wherever a row can take it, at the dispatched width: C = 2, 3, 5 and 7 (and
+// 9, 12 and 15 under 16 lanes), edges of 1 to 4 pixels and rows that are all edge, W up and
+// down, 1-D to 3-D, the pair, run and D-pair kernels (2x H and D), all dtypes and transforms,
+// specials every third case, 1 to 3 threads, guard pages after src and dst or before them.
 TEST(jit_bitwise, nxc_narrow_pixels) {
     REQUIRE_AVX2();
     const narrow_restore restore_narrow;
     const threads_and_spelling_restore restore_threads;
-    auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
+    auto conf_at = [](const op_desc &d, kernel_isa k) { return make_jit_conf(make_problem(d), k); };
+    auto conf = [&](const op_desc &d) { return conf_at(d, cpu_isa::avx2); };
     auto nxc = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out, data_type t = data_type::f32) {
         return problem_builder().src(layout(data_format::nxc, 1, c, in)).sizes(std::move(out)).mode(mode::linear).dt(t);
     };
@@ -1035,31 +1037,49 @@ TEST(jit_bitwise, nxc_narrow_pixels) {
     EXPECT_TRUE(conf(nxc(7, {18, 10, 31}, {5, 3, 14})).narrow);
     EXPECT_TRUE(conf(nxc(5, {90, 300}, {30, 100}, data_type::bf16)).narrow);
     EXPECT_FALSE(conf(nxc(3, {90, 300}, {30, 100}, data_type::bf16)).narrow);  // emulated rounding: C >= 4
-    // Rounded natively (the bf16 tier's 256-bit kernels), bf16 takes f32's rule; at 512 bits,
-    // never.
+    // Rounded natively (the bf16 tier's 256-bit kernels), bf16 takes f32's rule.
     const kernel_isa bf16_ymm(cpu_isa::avx512_core_bf16, true);
-    EXPECT_TRUE(make_jit_conf(make_problem(nxc(3, {90, 300}, {30, 100}, data_type::bf16)), bf16_ymm).narrow);
-    EXPECT_TRUE(make_jit_conf(make_problem(nxc(3, {1080, 1920}, {224, 224}, data_type::bf16)), bf16_ymm).narrow);
-    EXPECT_FALSE(make_jit_conf(make_problem(nxc(3, {1080, 1920}, {224, 224}, data_type::bf16)), cpu_isa::avx512_core_bf16).narrow);
+    EXPECT_TRUE(conf_at(nxc(3, {90, 300}, {30, 100}, data_type::bf16), bf16_ymm).narrow);
+    EXPECT_TRUE(conf_at(nxc(3, {1080, 1920}, {224, 224}, data_type::bf16), bf16_ymm).narrow);
     EXPECT_FALSE(conf(nxc(3, {224, 224}, {512, 512})).narrow);     // W up: windows
     EXPECT_FALSE(conf(nxc(3, {16, 40, 60}, {16, 30, 40})).narrow);  // 3-D, W-planes shared
+    EXPECT_FALSE(conf(nxc(9, {1, 367}, {1, 122})).narrow);          // C >= 8: whole vectors at 256 bits
+    // At 512 bits: C up to 15; bf16 rounded in integer code from C = 3, natively from 2.
+    const kernel_isa zmm(cpu_isa::avx512_core), bf16_zmm(cpu_isa::avx512_core_bf16);
+    for (int64_t c : {3, 9, 15}) {
+        const jit_conf z = conf_at(nxc(c, {1, 367}, {1, 122}), zmm);
+        EXPECT_TRUE(z.narrow && !z.pass_engine && z.edge_px > 0) << "C = " << c;
+    }
+    EXPECT_FALSE(conf_at(nxc(16, {1, 367}, {1, 122}), zmm).narrow);  // a whole vector
+    EXPECT_TRUE(conf_at(nxc(3, {1080, 1920}, {224, 224}, data_type::bf16), zmm).narrow);
+    EXPECT_FALSE(conf_at(nxc(2, {90, 300}, {30, 100}, data_type::bf16), zmm).narrow);
+    EXPECT_TRUE(conf_at(nxc(2, {90, 300}, {30, 100}, data_type::bf16), bf16_zmm).narrow);
+    EXPECT_FALSE(conf_at(nxc(4, {16, 40, 60}, {16, 30, 40}, data_type::bf16), zmm).narrow);  // 3-D shared: C >= 6
+    EXPECT_FALSE(conf_at(nxc(3, {16, 40, 60}, {16, 30, 40}), zmm).narrow);
+    EXPECT_FALSE(conf_at(nxc(3, {224, 224}, {512, 512}), zmm).narrow);  // W up: windows
     set_narrow_for_testing(1);
     clear_cache();
     EXPECT_FALSE(conf(nxc(3, {9, 2}, {4, 1})).narrow);  // a src row of 6 elements
+    // Masked edges need no backward load: the same row is narrow at 512 bits, all edge.
+    const jit_conf short_row = conf_at(nxc(3, {9, 2}, {4, 1}), zmm);
+    EXPECT_TRUE(short_row.narrow && short_row.edge_px == 1);
     const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
         {{13}, {5}},        {{40}, {17}},          {{4}, {9}},           {{9, 13}, {4, 6}},
         {{6, 31}, {12, 14}}, {{5, 40}, {5, 40}},   {{7, 8}, {3, 2}},     {{11, 6}, {22, 3}},
         {{3, 5, 17}, {6, 4, 7}}, {{5, 6, 9}, {3, 4, 20}}, {{2, 3, 12}, {2, 3, 1}}};
+    std::vector<int64_t> channels = {2, 3, 5, 7};
+    if (W == 16) channels.insert(channels.end(), {9, 12, 15});
     uint32_t seed = 3100;
     int64_t narrow = 0, edges = 0, runs = 0, d_pairs = 0;
     for (int threads : {1, 2, 3}) {
         omp_set_num_threads(threads);
-        for (int64_t c : {2, 3, 5, 7})
+        for (int64_t c : channels)
             for (auto t : kTypes)
                 for (auto ct : kCtms)
                     for (const auto &cs : cases) {
                         const auto d = nxc(c, cs.first, cs.second, t).ctm(ct);
-                        const jit_conf cf = conf(d);
+                        const primitive_desc pd(d);
+                        const jit_conf cf = conf_at(d, kernel_isa(pd.isa(), pd.runs_ymm()));
                         narrow += cf.narrow;
                         edges += cf.narrow && cf.edge_px == cs.second.back();
                         runs += cf.narrow && cf.same_run > 0;
@@ -1068,10 +1088,11 @@ TEST(jit_bitwise, nxc_narrow_pixels) {
                         ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads;
                     }
     }
-    EXPECT_GT(narrow, 3 * 4 * 3 * 2 * 9);  // most shapes of every C, dtype and transform
-    EXPECT_GT(edges, 0);                   // rows that are all edge
-    EXPECT_GT(runs, 0);                    // same-taps runs (2x H half_pixel)
-    EXPECT_GT(d_pairs, 0);                 // D pairs (2x D)
+    const int64_t narrow_c = std::count_if(channels.begin(), channels.end(), [](int64_t c) { return c < W; });
+    EXPECT_GT(narrow, 3 * narrow_c * 3 * 2 * 8);  // most shapes of every C, dtype and transform
+    EXPECT_GT(edges, 0);                          // rows that are all edge
+    EXPECT_GT(runs, 0);                           // same-taps runs (2x H half_pixel)
+    EXPECT_GT(d_pairs, 0);                        // D pairs (2x D)
 }
 
 // Nearest NXC with C < simd_w on the direct kernel (narrow_nearest_pays): each pixel copied by

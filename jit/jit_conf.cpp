@@ -206,7 +206,25 @@ int64_t narrow_edge_px(const problem &p, int64_t w, bool masked) {
     return OW - first;
 }
 
-// Narrow pixels (jit_conf::narrow) where the flat rows would gather every lane (no windows).
+// Whether the flat rows' W table (a record of index vectors and weights per output vector of
+// w lanes: 20 bytes per output) outgrows L1 for pixels of 4 channels or more. Their windows
+// then stream it for every output row, and narrow pixels (24 bytes of record per pixel) beat
+// them. Ice Lake Xeon VM, bench_ab, narrow against flat windows, table size in brackets: at 512
+// bits C = 12 1 x 2837 -> 1 x 20614 (5 MB) 0.36-0.4x the time, C = 9 (3.7 MB) 0.53-0.58x,
+// 100 x 283 -> 200 x 2061 C = 7, 8, 12 (0.29-0.5 MB) 0.51-0.99x, C = 10 and 14 64 x 200 ->
+// 128 x 600 (120-170 KB) 0.48-0.77x, C = 12 1 x 283 -> 1 x 2061 (49 KB) 0.85-0.93x; at 256 bits
+// C = 4-7 2837 -> 20614 0.35-0.79x, C = 7 64 x 400 -> 128 x 1400 (196 KB) 0.63-0.65x, C = 4
+// 2061 (165 KB) 0.76x in f32, 1.08x in f16. Under L1 the windows win: C = 6-12 64 x 64 ->
+// 128 x 128 (15-30 KB) took 1.04-2.0x the time narrow, and at 60 KB C = 10 was 0.55x narrow in
+// f32 and 1.22x in f16. C = 3 keeps its windows at any size (1 x 2837 -> 1 x 20614, 1.24 MB:
+// 1.7x the time narrow): a pixel's vector serves too few channels.
+bool big_window_table(const problem &p, int64_t w) {
+    const int64_t outputs = (p.out[2] * p.c + w - 1) / w * w;  // whole records
+    return p.c >= 4 && outputs * 20 > jit_conf::kNarrowTableMax;
+}
+
+// Narrow pixels (jit_conf::narrow) where the flat rows would gather every lane (no windows),
+// or where their windows' table is big (big_window_table).
 // A/B on the dev VM, 1 thread, against those flat rows (README, Narrow pixels): f32 and f16
 // take 0.25-0.8x the time wherever the W step gathers, but C = 2 and 3 in 3-D whose W-planes
 // serve many output rows (16 x 40 x 60 -> 16 x 30 x 40: 1.1-1.6x); bf16's widening and
@@ -231,7 +249,7 @@ bool narrow_pays(const problem &p, kernel_isa k) {
     if (!flat_rows_fit(p, p.c) || p.out[1] >= (int64_t(1) << 24)) return false;
     if (narrow_edge_px(p, w, isa != cpu_isa::avx2) < 0) return false;
     if (const int forced = g_narrow.load(); forced >= 0) return forced == 1;
-    if (flat_rows_have_windows(p, isa)) return false;
+    if (!big_window_table(p, w) && flat_rows_have_windows(p, isa)) return false;
     const bool fused = p.k >= 2 && scan_h_links(p).rarely_shared(p);
     const bool bf16 = p.dt == data_type::bf16 && k.tier < cpu_isa::avx512_core_bf16;  // emulated rounding
     const int64_t min_c = p.k == 3 && !fused ? (bf16 ? 6 : 4) : (bf16 ? (w == 8 ? 4 : 3) : 2);

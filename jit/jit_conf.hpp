@@ -43,6 +43,7 @@ struct jit_conf {
     // does not rewrite is ever left wrong.
     bool narrow = false;
     int64_t edge_px = 0;
+    static constexpr int64_t kNarrowTableMax = int64_t(48) << 10;  // big_window_table in jit_conf.cpp
     // NXC linear (k >= 2) can run separably: the row kernel makes the W step of each src row
     // once, as an f32 scratch row of OW * C elements (row_out, ow_* below), and the pass
     // engine's blends form H and D from those rows, as for NCX. The direct row kernel redoes

@@ -1057,6 +1057,19 @@ TEST(jit_bitwise, nxc_narrow_pixels) {
     EXPECT_FALSE(conf_at(nxc(4, {16, 40, 60}, {16, 30, 40}, data_type::bf16), zmm).narrow);  // 3-D shared: C >= 6
     EXPECT_FALSE(conf_at(nxc(3, {16, 40, 60}, {16, 30, 40}), zmm).narrow);
     EXPECT_FALSE(conf_at(nxc(3, {224, 224}, {512, 512}), zmm).narrow);  // W up: windows
+    // Windows whose W table outgrows L1 (20 bytes per output) yield from C = 4, at both widths.
+    for (const kernel_isa k : {kernel_isa(cpu_isa::avx2), zmm}) {
+        EXPECT_TRUE(conf_at(nxc(6, {1, 2837}, {1, 20614}), k).narrow) << k.vector_bits();
+        EXPECT_TRUE(conf_at(nxc(4, {100, 283}, {200, 2061}), k).narrow) << k.vector_bits();
+        EXPECT_FALSE(conf_at(nxc(3, {1, 2837}, {1, 20614}), k).narrow) << k.vector_bits();  // C = 3 keeps them
+        EXPECT_FALSE(conf_at(nxc(6, {64, 64}, {128, 128}), k).narrow) << k.vector_bits();    // 15 KB
+    }
+    EXPECT_TRUE(conf_at(nxc(12, {1, 2837}, {1, 20614}), zmm).narrow);
+    EXPECT_FALSE(conf_at(nxc(12, {64, 64}, {128, 128}), zmm).narrow);  // 30 KB
+    for (int64_t c : {6, 12}) {
+        const auto big = nxc(c, {3, 2837}, {2, 20614}).dt(data_type::f16);
+        EXPECT_EQ(check_case(big, 77u + static_cast<uint32_t>(c), true), 0) << describe(big);
+    }
     set_narrow_for_testing(1);
     clear_cache();
     EXPECT_FALSE(conf(nxc(3, {9, 2}, {4, 1})).narrow);  // a src row of 6 elements

@@ -660,11 +660,11 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     const bool small_slices = c.OW < w && p.out[1] * c.OW <= 2 * w;
     const bool gathered_rows = c.k == 2 && c.fuse_h && !c.window && c.pair_vecs == 0 && !c.pair_tail && 10 * w * c.ow_vecs >= 13 * c.OW;
     if (lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && !c.unit_w && (thin || small_slices || gathered_rows) &&
-        p.out[0] * p.out[1] * p.out[2] <= jit_conf::kFlatMaxOut && p.in[0] * p.in[1] * p.in[2] <= jit_conf::kFlatMaxIn)
+        p.out[0] * p.out[1] * p.out[2] <= jit_conf::kFlatMaxOut && p.in[0] * p.in[1] * p.in[2] < jit_conf::kFlatMaxIn)
         set_flat(c, p, p.in[0] * p.in[1] * p.in[2], p.out[0] * p.out[1] * p.out[2]);
     // Flat W-planes (jit_conf::flat_w).
     if (lin && c.pass_engine && !c.flat && !c.unit_w && c.flat_c == 1 && c.plane_mode && !c.fuse_h && !c.h2_pairs && !c.window &&
-        c.ow_vecs == 1 && p.in[1] * c.OW <= jit_conf::kFlatMaxIn)
+        c.ow_vecs == 1 && p.in[1] * c.OW <= jit_conf::kFlatWMaxOut)
         c.flat_w = true;
     c.ok = true;
     return c;

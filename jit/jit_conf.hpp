@@ -143,18 +143,20 @@ struct jit_conf {
     // the H steps and the D step with its own weights, in the canonical order. One record per
     // output vector (rec_bytes): 2^k s32 index vectors, tap (d, h, w) at slot
     // (d * 2 + h) * 2 + w (flat src elements of the plane), then the W, H and D weights
-    // (w0, w1) per lane. Within kFlatMaxOut outputs and kFlatMaxIn src elements per plane
-    // (the tables stay small); no NT stores.
+    // (w0, w1) per lane. Within kFlatMaxOut outputs per plane (the table stays small) and
+    // kFlatMaxIn src elements (s32 gather indices, as the flat rows take: the taps are read in
+    // place, so the src volume's size costs nothing more); no NT stores.
     bool flat = false;
-    static constexpr int64_t kFlatMaxOut = 8192, kFlatMaxIn = int64_t(1) << 18;
+    static constexpr int64_t kFlatMaxOut = 8192, kFlatMaxIn = int64_t(1) << 28;
     // NCX linear W-planes on the gather path with rows of at most one vector (plane mode, W
     // not upsampled enough for windows, rows < simd_w elements): the W pass makes the plane
     // flat, IH * OW outputs a vector at a time (wplane_flat_conf: a flat pass of one axis,
     // its records in jit_tables::wtab), instead of a whole vector per src row with
     // OW lanes used. The blends then read W-plane rows OW elements apart (hrows), not
     // ow_pad: a row's vector load takes the next rows' elements in its idle lanes, and stores
-    // only OW.
+    // only OW. Within kFlatWMaxOut W-plane elements (IH * OW: its table's records).
     bool flat_w = false;
+    static constexpr int64_t kFlatWMaxOut = int64_t(1) << 18;
     int64_t ow_full = 0, ow_tail = 0, ow_pad = 0, ow_vecs = 0;
     bool window = false;
     // AVX-512 rows shorter than a vector (row_in < simd_w): every vector's taps lie in the whole

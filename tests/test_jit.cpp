@@ -943,8 +943,8 @@ void sweep_ncx_linear(const std::vector<std::pair<std::vector<int64_t>, std::vec
 // plane's whole output volume flat, every lane gathering its own taps (jit_conf::flat): 2-D
 // and 3-D, H down (fused rows) and up, volumes that end in a tail vector, all dtypes and
 // transforms, specials every other case, both gather spellings (16-bit: dword gathers or
-// word inserts, both in place), 1 and 2 threads; and the shapes that keep rows (rows of a whole vector, slices over
-// two vectors, rows read by windows, gathered rows of 7).
+// word inserts, both in place), 1 and 2 threads; and the shapes that keep rows (rows of a whole
+// vector, slices over two vectors, rows read by windows, gathered rows of 7).
 TEST(jit_bitwise, ncx_flat_volumes) {
     REQUIRE_AVX2();
     const threads_and_spelling_restore restore;
@@ -976,6 +976,36 @@ TEST(jit_bitwise, ncx_flat_volumes) {
     for (const auto &sh : shapes) spatial.push_back({sh.in, sh.out});
     sweep_ncx_linear(spatial, 1500, [&](const op_desc &d, const jit_conf &cf, size_t i, int) {
         EXPECT_EQ(cf.flat, shapes[i].flat) << describe(d) << " fused " << cf.fuse_h;
+    });
+}
+
+// Flat volumes of src planes past 2^18 elements: the taps are read in place, so any volume the
+// s32 gather indices reach goes flat (r525to5 ran 0.42-0.44x the time flat at 512 bits). With
+// the insert spelling the half_pixel rows of r525to5 keep their tap pairs (one load for both
+// taps) and stay rows; align_corners clamps the last column (no pair vector) and goes flat.
+// Both spellings, transforms and dtypes, 1 and 2 threads, at the dispatched width; not in the
+// emulator lane (the code is the small volumes' and the src fills would take minutes there).
+TEST(jit_bitwise, ncx_flat_volumes_of_large_planes) {
+    REQUIRE_AVX2();
+    const threads_and_spelling_restore restore;
+    struct shape {
+        std::vector<int64_t> in, out;
+        bool pairs;  // half_pixel keeps tap-pair rows under the insert spelling
+    };
+    const shape shapes[] = {{{525, 525}, {5, 5}, true}, {{700, 600}, {40, 2}, false}, {{40, 100, 100}, {7, 4, 2}, false}};
+    uint32_t seed = 4400;
+    for_spellings_and_threads([&](int spelling, int threads) {
+        for (const shape &sh : shapes)
+            for (auto ct : kCtms)
+                for (auto t : kTypes) {
+                    const op_desc d = problem_builder().src(layout(data_format::ncx, 1, 1, sh.in)).sizes(sh.out)
+                                          .fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
+                    const bool rows = sh.pairs && spelling == 1 && ct == coordinate_transformation_mode::half_pixel;
+                    EXPECT_EQ(make_jit_conf(make_problem(d), cpu_isa::avx2).flat, !rows) << describe(d) << " spelling " << spelling;
+                    if (W == 16) EXPECT_TRUE(make_jit_conf(make_problem(d), cpu_isa::avx512_core).flat) << describe(d);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " spelling " << spelling << " threads " << threads;
+                }
     });
 }
 
@@ -1722,7 +1752,7 @@ TEST(jit_conf, fused_h_step_only_without_row_reuse) {
     };
     const auto hp = coordinate_transformation_mode::half_pixel, ac = coordinate_transformation_mode::align_corners;
     EXPECT_TRUE(conf({1080, 1920}, {224, 224}, hp).fuse_h);
-    EXPECT_TRUE(conf({525, 525}, {5, 5}, hp).fuse_h);
+    EXPECT_TRUE(conf({525, 525}, {5, 40}, hp).fuse_h);  // {5, 5}: a flat volume (ncx_flat_volumes)
     EXPECT_TRUE(conf({14, 16}, {7, 8}, hp).fuse_h);    // 2x down: taps (2oh, 2oh + 1)
     EXPECT_TRUE(conf({9, 9, 5}, {5, 3, 7}, ac).fuse_h);  // 3-D: H 9 -> 3
     EXPECT_FALSE(conf({32, 32}, {64, 64}, hp).fuse_h);   // 2x up: each src row serves 2 rows

@@ -40,7 +40,7 @@ void set_flat_rows(jit_conf &c, int64_t flat_c) {
 // How a gather is spelled where no window serves (jit_conf::gather_by_insert).
 bool insert_spelling(cpu_isa isa) {
     const int spelling = g_gather_spelling.load();
-    return isa == cpu_isa::avx2 && (spelling < 0 ? host_features().amd : spelling == 1);
+    return isa == cpu_isa::avx2 && (spelling < 0 ? host_features().slow_gathers : spelling == 1);
 }
 
 // jit_conf::flat (and wplane_flat_conf): a flat row of row_in src and row_out dst elements,

@@ -173,8 +173,10 @@ struct jit_conf {
     // they hold dword indices k, and a pair's tap 1 is tap 0's control plus
     // window_index_step() per flat_c.
     bool shuf_windows = false;
-    // How the gather path spells a gather: vgatherdps, or (AMD, where a ymm gather costs ~20
-    // cycles) eight index loads + vinsertps, about twice as fast there. Same elements read.
+    // How the gather path spells a gather: vgatherdps, or where gathers are slow (AMD, where a
+    // ymm gather costs ~20 cycles, and Intel cores with the Gather Data Sampling microcode:
+    // gathers_are_slow in src/cpu_isa.hpp) eight index loads + vinsertps, about twice as fast
+    // there. Same elements read.
     bool gather_by_insert = false;
     // Linear: the leading full vectors whose every lane has neighbouring taps (i1 = i0 + 1,
     // true short of the clamped right edge), which load both taps at once; the vectors after

@@ -61,6 +61,8 @@ cpu_features detect() {
         f.avx512_bf16 = cpu.has(C::tAVX512_BF16);
     }
     f.family = cpu.displayFamily;
+    f.model = cpu.displayModel;
+    f.slow_gathers = gathers_are_slow(f.amd, f.family, f.model);
     f.avx512_fp16 = cpu.has(C::tAVX512_FP16);
     f.amx_tile = cpu.has(C::tAMX_TILE);
     f.amx_bf16 = cpu.has(C::tAMX_BF16);
@@ -219,7 +221,7 @@ cpu_isa dispatch_tier() {
             std::string width;
             if (isa >= cpu_isa::avx512_core)
                 width = std::string(avx512_prefers_ymm() ? ",256" : ",512") + "-bit vectors" +
-                        (width_per_problem() ? std::string(", ") + kZmmPaysRule : std::string()) +
+                        (width_per_problem() ? std::string(", ") + width_rule() : std::string()) +
                         " (cpu_isa_hints " + cpu_isa_hints_name(current_hints()) + ")";
             verbose_print(std::string("dispatch,choose,") + cpu_isa_name(isa) + width +
                           (isa == cpu_isa::none ? ",no AVX2+FMA+F16C: every primitive uses the reference" : ""));
@@ -240,16 +242,53 @@ int64_t usable_llc_bytes(int64_t llc_bytes, int sharers) {
 
 int64_t usable_llc_bytes() { return usable_llc_bytes(host_features().llc_bytes, host_features().llc_sharers); }
 
-bool width_per_problem() { return current_hints() == cpu_isa_hints::automatic && avx512_on_256bit_units(); }
+bool gathers_are_slow(bool amd, int family, int model) {
+    if (amd) return true;
+    if (family != 6) return false;
+    switch (model) {
+        case 0x4e: case 0x5e:  // Skylake client
+        case 0x55:             // Skylake-SP, Cascade Lake, Cooper Lake
+        case 0x8e: case 0x9e:  // Kaby, Coffee, Whiskey and Amber Lake
+        case 0xa5: case 0xa6:  // Comet Lake
+        case 0x6a: case 0x6c:  // Ice Lake server
+        case 0x7d: case 0x7e:  // Ice Lake client
+        case 0x8c: case 0x8d:  // Tiger Lake
+        case 0xa7:             // Rocket Lake
+            return true;
+        default:
+            return false;
+    }
+}
+
+const char *width_rule() {
+    if (current_hints() != cpu_isa_hints::automatic || !host_has(cpu_isa::avx512_core)) return nullptr;
+    if (avx512_on_256bit_units()) return kZmmPaysRule;
+    return host_features().slow_gathers ? kYmmForGathersRule : nullptr;
+}
+
+bool width_per_problem() { return width_rule() != nullptr; }
 
 bool zmm_pays_on_256bit_units(const problem &p) {
     return p.algorithm == alg::linear && p.fmt == data_format::ncx && p.in[2] >= 16 && p.out[2] >= p.in[2];
 }
 
+bool ymm_pays_for_gathers(const problem &p) {
+    // The W axis the kernels see: NCX rows (and NXC with C = 1, which runs as NCX) drop the
+    // trailing 1 -> 1 axes (jit_drivers.cpp, unit_axes_view).
+    const bool ncx_rows = p.fmt == data_format::ncx || p.c == 1;
+    int a = 2;
+    while (ncx_rows && a > 3 - p.k && p.in[a] == 1 && p.out[a] == 1) --a;
+    const int64_t iw = p.in[a], ow = p.out[a];
+    if (ow >= iw) return false;
+    if (p.algorithm == alg::linear) return ncx_rows || p.c < 8;
+    return ncx_rows && (iw > 32 || ow >= 16);
+}
+
 bool avx512_prefers_ymm(const problem *p) {
     const cpu_isa_hints h = current_hints();
     if (h != cpu_isa_hints::automatic) return h == cpu_isa_hints::prefer_ymm;
-    return avx512_on_256bit_units() && !(p && zmm_pays_on_256bit_units(*p));
+    if (avx512_on_256bit_units()) return !(p && zmm_pays_on_256bit_units(*p));
+    return host_features().slow_gathers && p && ymm_pays_for_gathers(*p);
 }
 
 kernel_isa dispatch_kernel_isa(const problem *p) {

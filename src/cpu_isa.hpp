@@ -20,7 +20,19 @@ struct cpu_features {
     int64_t llc_bytes = 0;       // last-level cache (cpuinfo: L3, else L2); 0 if unknown
     int llc_sharers = 0;         // logical processors the OS shows sharing it; 0 if unknown
     int family = 0;              // CPUID display family (AMD 0x19: Zen 3 and Zen 4)
+    int model = 0;               // CPUID display model
+    bool slow_gathers = false;   // gathers_are_slow(amd, family, model)
 };
+
+// Whether vgatherdps costs more than loading its elements one by one: on AMD (a ymm gather
+// took ~20 cycles on the Zen 3 dev VM, and eight loads + vinsertps half that), and on the Intel
+// cores that the Gather Data Sampling fix (Downfall, CVE-2022-40982) turned gathers into
+// microcode on: Skylake through Ice Lake, Tiger Lake and Rocket Lake (family 6; the models of
+// Linux's GDS list). On the Ice Lake Xeon VM (model 0x6a) a ymm and a zmm gather both took
+// ~9 ns from L1, the zmm one 1.3x what 16 loads and inserts took. The 256-bit kernels then read
+// by inserts (jit_conf::gather_by_insert), and full-width AVX-512 hosts run 256 bits where the
+// W step gathers at either width (ymm_pays_for_gathers).
+bool gathers_are_slow(bool amd, int family, int model);
 
 const cpu_features &host_features();
 bool host_has(cpu_isa isa);          // CPU and OS support every extension of the tier
@@ -50,8 +62,24 @@ kernel_isa dispatch_kernel_isa(const problem *p = nullptr);
 bool zmm_pays_on_256bit_units(const problem &p);
 // That rule in words, for the verbose log and `xinterp info`.
 constexpr const char *kZmmPaysRule = "512 for linear NCX with W rows of 16+ src elements, W not downsampled";
-// Whether the hints choose the width per problem (automatic, AVX-512 on 256-bit units).
+// On full-width AVX-512 units with slow gathers: 256 bits where the W step gathers at either
+// width and the 256-bit kernels read by inserts and tap pairs instead: W downsampled (no window
+// holds 8 or 16 outputs' taps) in NCX rows, linear (any row) or nearest (rows of 33+ elements,
+// or 16+ outputs: shorter rows of few outputs take one or two 16-lane windows or gathers, and
+// 17 -> 6 and 7 -> 1 ran 0.76-0.83x the time at 512), and in linear NXC pixels of C < 8 (flat
+// rows, or narrow pixels, whose f32 zmm loads cross a cache line each). NCX rows are the last
+// spatial axis that is not 1 -> 1 (the kernels drop those), and NXC with C = 1 runs as NCX.
+// Ice Lake Xeon VM, same process: r525to5 NCX linear 1.0-1.1 us at 256 against 1.6 at 512,
+// img_down NCX linear f32 629 against 976 us, f16 248 against 488, nearest f32 242 against
+// 496; bench_isas --sweep 60 (seeds 77 and 99, 240 shapes per dtype) always 512 took
+// 1.10-1.18x the time of this rule, and always 256 1.05-1.13x. O(1).
+bool ymm_pays_for_gathers(const problem &p);
+constexpr const char *kYmmForGathersRule =
+    "256 where W is downsampled in NCX rows (nearest: 33+ elements or 16+ outputs) or linear NXC with C < 8 (slow gathers)";
+// Whether the hints choose the width per problem (automatic, and AVX-512 on 256-bit units or
+// slow gathers), and that rule in words (nullptr where they do not).
 bool width_per_problem();
+const char *width_rule();
 // AVX-512 executed on 256-bit units, each 512-bit operation as two halves: AMD Zen 4 (family
 // 0x19; Zen 3, the same family, has no AVX-512). On the Zen 4 dev VM the 512-bit kernels took
 // 1.11-1.18x the time of the 256-bit ones over 240 random cases per dtype (bench_isas --sweep

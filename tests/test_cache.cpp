@@ -182,3 +182,68 @@ TEST_F(cache_test, automatic_hints_widen_linear_ncx_rows_on_256_bit_units) {
         EXPECT_EQ(up_ymm, 256) << "a hint that names a width wins";
     }
 }
+
+// Slow gathers (gathers_are_slow): AMD, and the Intel models of the Gather Data Sampling fix;
+// not Sapphire or Emerald Rapids, nor other families.
+TEST(cpu_isa, gathers_are_slow_on_amd_and_gds_affected_intel_models) {
+    EXPECT_TRUE(gathers_are_slow(true, 0x19, 0x11));   // Zen 4
+    EXPECT_TRUE(gathers_are_slow(false, 6, 0x6a));     // Ice Lake server (this project's Ice Lake Xeon VM)
+    EXPECT_TRUE(gathers_are_slow(false, 6, 0x55));     // Skylake-SP, Cascade Lake
+    EXPECT_TRUE(gathers_are_slow(false, 6, 0x8d));     // Tiger Lake
+    EXPECT_FALSE(gathers_are_slow(false, 6, 0x8f));    // Sapphire Rapids
+    EXPECT_FALSE(gathers_are_slow(false, 6, 0xcf));    // Emerald Rapids (the Xeon dev VM)
+    EXPECT_FALSE(gathers_are_slow(false, 6, 0x97));    // Alder Lake
+    EXPECT_FALSE(gathers_are_slow(false, 15, 0x6a));
+    const cpu_features &f = host_features();
+    EXPECT_EQ(f.slow_gathers, gathers_are_slow(f.amd, f.family, f.model));
+}
+
+// automatic on a host with full-width AVX-512 units and slow gathers: 256 bits where W is
+// downsampled in NCX rows (nearest: rows of 33+ elements or 16+ outputs) or in linear NXC
+// pixels of C < 8 (ymm_pays_for_gathers), with NCX rows the last axis that is not 1 -> 1 and
+// NXC with C = 1 as NCX; 512 elsewhere. Chosen per primitive_desc.
+TEST_F(cache_test, automatic_hints_narrow_gathered_rows_where_gathers_are_slow) {
+    auto prob = [](data_format f, mode m, int64_t c, std::vector<int64_t> in, std::vector<int64_t> out) {
+        std::vector<int64_t> src{1};
+        if (f == data_format::ncx) src.push_back(c);
+        src.insert(src.end(), in.begin(), in.end());
+        if (f == data_format::nxc) src.push_back(c);
+        return make_problem(problem_builder().src(src).sizes(out).fmt(f).mode(m));
+    };
+    const auto ncx = data_format::ncx, nxc = data_format::nxc;
+    const auto lin = mode::linear, nn = mode::nearest;
+    EXPECT_TRUE(ymm_pays_for_gathers(prob(ncx, lin, 3, {1080, 1920}, {224, 224})));  // img_down
+    EXPECT_TRUE(ymm_pays_for_gathers(prob(ncx, lin, 16, {525, 525}, {5, 5})));      // r525to5
+    EXPECT_TRUE(ymm_pays_for_gathers(prob(ncx, lin, 3, {9, 21}, {9, 17})));         // any linear row
+    EXPECT_TRUE(ymm_pays_for_gathers(prob(nxc, lin, 3, {1080, 1920}, {224, 224}))); // C < 8
+    EXPECT_FALSE(ymm_pays_for_gathers(prob(nxc, lin, 8, {1080, 1920}, {224, 224}))); // narrow pixels of 8+ at 512
+    EXPECT_TRUE(ymm_pays_for_gathers(prob(ncx, nn, 3, {9, 40}, {9, 7})));           // nearest, 33+ elements
+    EXPECT_TRUE(ymm_pays_for_gathers(prob(ncx, nn, 3, {9, 18}, {9, 17})));          // nearest, 16+ outputs
+    EXPECT_FALSE(ymm_pays_for_gathers(prob(ncx, nn, 3, {9, 17}, {9, 6})));          // one 512-bit window
+    EXPECT_FALSE(ymm_pays_for_gathers(prob(nxc, nn, 3, {1080, 1920}, {224, 224}))); // nearest pixels
+    EXPECT_TRUE(ymm_pays_for_gathers(prob(nxc, nn, 1, {1080, 1920}, {224, 224})));  // C = 1: NCX rows
+    EXPECT_TRUE(ymm_pays_for_gathers(prob(ncx, lin, 130, {372, 1}, {368, 1})));     // W 1 -> 1: H is the row
+    EXPECT_FALSE(ymm_pays_for_gathers(prob(ncx, lin, 3, {224, 224}, {512, 512})));  // W up
+    EXPECT_FALSE(ymm_pays_for_gathers(prob(ncx, lin, 3, {40, 40}, {20, 40})));      // H down only
+    EXPECT_FALSE(ymm_pays_for_gathers(prob(ncx, lin, 3, {1, 1}, {1, 1})));          // every axis unit
+    const cpu_isa_hints saved = get_cpu_isa_hints();
+    set_cpu_isa_hints(cpu_isa_hints::automatic);
+    const op_desc down = problem_builder().src({1, 3, 1080, 1920}).sizes({224, 224}).fmt(ncx).mode(lin);
+    const op_desc up = problem_builder().src({1, 3, 224, 224}).sizes({512, 512}).fmt(ncx).mode(lin);
+    const int down_bits = primitive_desc(down).vector_bits(), up_bits = primitive_desc(up).vector_bits();
+    const char *rule = width_rule();
+    set_cpu_isa_hints(cpu_isa_hints::prefer_zmm);
+    const int down_zmm = primitive_desc(down).vector_bits();
+    set_cpu_isa_hints(saved);
+    const cpu_isa tier = get_effective_cpu_isa();
+    if (tier >= cpu_isa::avx512_core && !avx512_on_256bit_units() && host_features().slow_gathers) {
+        EXPECT_EQ(down_bits, 256);
+        EXPECT_EQ(up_bits, 512);
+        EXPECT_EQ(down_zmm, 512) << "a hint that names a width wins";
+        ASSERT_NE(rule, nullptr);
+        EXPECT_STREQ(rule, kYmmForGathersRule);
+    } else if (tier >= cpu_isa::avx512_core && !avx512_on_256bit_units()) {  // fast gathers: 512 throughout
+        EXPECT_EQ(down_bits, 512);
+        EXPECT_EQ(rule, nullptr);
+    }
+}

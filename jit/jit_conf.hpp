@@ -330,7 +330,8 @@ bool jit_can_serve(const problem &p, kernel_isa isa, std::string *why_not);
 bool jit_uses_pass_engine(const problem &p, kernel_isa isa);
 // The dst size from which NT stores pay for an execution on `threads` threads:
 // XINTERP_NT_MIN_BYTES (or the test override) at any thread count, else half the usable
-// last-level cache (usable_llc_bytes, cpu_isa.hpp) on one thread and the whole of it on more (half on Zen 4, below), at least 4 MiB. A dst that fits the LLC is
+// last-level cache (usable_llc_bytes, cpu_isa.hpp) on one thread, and on more the whole of it
+// on Zen 3 and half elsewhere (below), at least 4 MiB. A dst that fits the LLC is
 // better left there, for the next op and for repeated runs (on the Zen 3 dev VM, 4 MiB
 // outputs ran 1.4x slower with NT; 16 MiB, 1.1x faster). One core's plain stores reach the LLC
 // more slowly than its NT stores reach DRAM, but two cores' did not on the Zen 3 dev VM (32 MiB
@@ -339,6 +340,8 @@ bool jit_uses_pass_engine(const problem &p, kernel_isa isa);
 // The Zen 4 dev VM (32 MiB LLC; avx512_on_256bit_units) keeps half the LLC on more threads too:
 // on 2 threads plain stores won up to 12 MiB (0.35-0.4x the NT time, the dst in the LLC) and
 // lost from 16 MiB (1.2-1.5x; seg_8x's 21 MiB 2.1-2.4x, where 2 threads then ran slower than 1).
+// So did the Ice Lake Xeon VM (Intel, full-width units): with the whole LLC on 2 threads
+// seg_8x (21 MiB) ran 0.6-0.9x its 1-thread speed; NT stores took it 0.25-0.6x the time.
 // Kernels generate their NT variants from nt_min_bytes(1), the smallest threshold.
 size_t nt_min_bytes(int threads = 1);
 // Tests set it (0: back to the default), for one thread and (bytes_more, 0: the same) for more;

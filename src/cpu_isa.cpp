@@ -236,11 +236,15 @@ bool avx512_on_256bit_units() {
     return f.amd && f.family == 0x19 && host_has(cpu_isa::avx512_core);
 }
 
-int64_t usable_llc_bytes(int64_t llc_bytes, int sharers) {
-    return sharers > 0 ? std::min(llc_bytes, kLlcPerSharerMax * sharers) : llc_bytes;
+int64_t usable_llc_bytes(int64_t llc_bytes, int sharers, bool amd) {
+    const int64_t per = amd ? kLlcPerSharerMax : kLlcPerSharerMaxIntel;
+    return sharers > 0 ? std::min(llc_bytes, per * sharers) : llc_bytes;
 }
 
-int64_t usable_llc_bytes() { return usable_llc_bytes(host_features().llc_bytes, host_features().llc_sharers); }
+int64_t usable_llc_bytes() {
+    const cpu_features &f = host_features();
+    return usable_llc_bytes(f.llc_bytes, f.llc_sharers, f.amd);
+}
 
 bool gathers_are_slow(bool amd, int family, int model) {
     if (amd) return true;

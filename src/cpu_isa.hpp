@@ -87,13 +87,17 @@ const char *width_rule();
 // lost most where gathers and odd channel tails waste their lanes.
 bool avx512_on_256bit_units();
 // The part of the last-level cache this process can count on: llc_bytes, but at most
-// kLlcPerSharerMax per logical processor sharing it. No x86 part gives one core more than
-// 12 MiB of L3 (AMD's X3D: 96 MiB over 8 cores; Intel Xeon 1.4-5 MiB), so a larger share is a
-// VM shown its host socket's whole L3 across a few vCPUs: the Xeon dev VM (family 6 model
-// 207) reports 260 MiB over 2, which other tenants' cores share. 0 if llc_bytes is unknown.
-constexpr int64_t kLlcPerSharerMax = int64_t(16) << 20;
-int64_t usable_llc_bytes(int64_t llc_bytes, int sharers);  // sharers 0: unknown, no cap
-int64_t usable_llc_bytes();                                // the host's
+// kLlcPerSharerMax (AMD) or kLlcPerSharerMaxIntel per logical processor sharing it. No x86
+// part gives one core more than 12 MiB of L3 (AMD's X3D: 96 MiB over 8 cores; Intel Xeon
+// 1.4-5 MiB), so a larger share is a VM shown its host socket's whole L3 across a few vCPUs:
+// the Xeon dev VM (family 6 model 207) reports 260 MiB over 2, the Ice Lake Xeon VM (model
+// 106) 48 MiB over 2, which other tenants' cores share. On the Ice Lake one, back to back,
+// plain stores to an 8 MiB dst took 1.3-1.6x the time of NT stores on 1 thread and 12 MiB
+// 2.5-3.1x (1.0-1.3x and 2.0-2.2x on 2 threads; 2-4 MiB tied or favoured plain): the dst did not
+// stay in the LLC, so Intel counts 8 MiB per logical processor. 0 if llc_bytes is unknown.
+constexpr int64_t kLlcPerSharerMax = int64_t(16) << 20, kLlcPerSharerMaxIntel = int64_t(8) << 20;
+int64_t usable_llc_bytes(int64_t llc_bytes, int sharers, bool amd);  // sharers 0: unknown, no cap
+int64_t usable_llc_bytes();                                          // the host's
 // One line per tier: whether the host has it, whether kernels exist, whether it is chosen.
 std::string isa_ladder_report();
 

@@ -1816,26 +1816,30 @@ TEST(jit_bitwise, non_temporal_fused_h) {
     }
 }
 
-// The LLC counted on: what the OS reports, at most 16 MiB per logical processor sharing it.
+// The LLC counted on: what the OS reports, at most 16 MiB (AMD) or 8 MiB (Intel) per logical
+// processor sharing it.
 TEST(jit_conf, usable_llc_caps_a_vm_share_of_a_socket_cache) {
     const int64_t mib = int64_t(1) << 20;
-    EXPECT_EQ(usable_llc_bytes(32 * mib, 2), 32 * mib);    // the Zen 3/4 dev VMs: 32 MiB over 2
-    EXPECT_EQ(usable_llc_bytes(260 * mib, 2), 32 * mib);   // the Xeon dev VM: its socket's 260 MiB over 2
-    EXPECT_EQ(usable_llc_bytes(96 * mib, 16), 96 * mib);   // a Zen 4 X3D CCD: 96 MiB over 8 cores, 16 threads
-    EXPECT_EQ(usable_llc_bytes(260 * mib, 0), 260 * mib);  // sharing unknown: no cap
-    EXPECT_EQ(usable_llc_bytes(0, 2), 0);
+    EXPECT_EQ(usable_llc_bytes(32 * mib, 2, true), 32 * mib);    // the Zen 3/4 dev VMs: 32 MiB over 2
+    EXPECT_EQ(usable_llc_bytes(96 * mib, 16, true), 96 * mib);   // a Zen 4 X3D CCD: 96 MiB over 8 cores, 16 threads
+    EXPECT_EQ(usable_llc_bytes(260 * mib, 2, false), 16 * mib);  // the Xeon dev VM: its socket's 260 MiB over 2
+    EXPECT_EQ(usable_llc_bytes(48 * mib, 2, false), 16 * mib);   // the Ice Lake Xeon VM: 48 MiB over 2
+    EXPECT_EQ(usable_llc_bytes(30 * mib, 24, false), 30 * mib);  // a 12-core Xeon's own L3
+    EXPECT_EQ(usable_llc_bytes(260 * mib, 0, false), 260 * mib); // sharing unknown: no cap
+    EXPECT_EQ(usable_llc_bytes(0, 2, true), 0);
     const cpu_features &f = host_features();
-    EXPECT_EQ(usable_llc_bytes(), usable_llc_bytes(f.llc_bytes, f.llc_sharers));
+    EXPECT_EQ(usable_llc_bytes(), usable_llc_bytes(f.llc_bytes, f.llc_sharers, f.amd));
 }
 
-// The NT threshold: half the usable LLC on one thread and the whole of it on more, at least
-// 4 MiB (unless XINTERP_NT_MIN_BYTES or the test override says otherwise, for every thread count).
+// The NT threshold: half the usable LLC on one thread, and on more the whole of it on Zen 3
+// and half elsewhere, at least 4 MiB (unless XINTERP_NT_MIN_BYTES or the test override says
+// otherwise, for every thread count).
 TEST(jit_conf, nt_threshold_follows_the_last_level_cache) {
     if (std::getenv("XINTERP_NT_MIN_BYTES")) GTEST_SKIP() << "XINTERP_NT_MIN_BYTES is set: the default is not in effect";
     const size_t llc = static_cast<size_t>(usable_llc_bytes()), mib4 = size_t(4) << 20;
     EXPECT_EQ(nt_min_bytes(), std::max(mib4, llc / 2));
     EXPECT_EQ(nt_min_bytes(1), std::max(mib4, llc / 2));
-    const size_t more = avx512_on_256bit_units() ? llc / 2 : llc;  // Zen 4: half the LLC on more threads too
+    const size_t more = host_features().amd && !avx512_on_256bit_units() ? llc : llc / 2;  // Zen 3: the whole LLC
     EXPECT_EQ(nt_min_bytes(2), std::max(mib4, more));
     EXPECT_EQ(nt_min_bytes(16), std::max(mib4, more));
     set_nt_min_bytes_for_testing(12345);

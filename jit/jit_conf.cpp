@@ -220,9 +220,16 @@ int64_t narrow_edge_px(const problem &p, int64_t w, bool masked) {
 // 128 x 128 (15-30 KB) took 1.04-2.0x the time narrow, and at 60 KB C = 10 was 0.55x narrow in
 // f32 and 1.22x in f16. C = 3 keeps its windows at any size (1 x 2837 -> 1 x 20614, 1.24 MB:
 // 1.7x the time narrow): a pixel's vector serves too few channels.
+// Nearest records take 8 bytes per output (an index vector and the window base), and its
+// pixels are two moves each: from C = 6 and 4x the table (Ice Lake Xeon VM, bench_ab, pixels
+// against windows, both widths): 1 x 2837 -> 1 x 20614 C = 6, 7 and 9 (1-1.5 MB) 0.49-0.88x
+// the time, 100 x 283 -> 200 x 2061 C = 12 (198 KB) 0.86-1.01x; C = 6 there (99 KB) took
+// 1.10-1.23x as pixels, C = 4 0.83-1.05x, C = 3 1 x 2837 -> 1 x 20614 2.2-3.9x.
 bool big_window_table(const problem &p, int64_t w) {
+    const bool lin = p.algorithm == alg::linear;
     const int64_t outputs = (p.out[2] * p.c + w - 1) / w * w;  // whole records
-    return p.c >= 4 && outputs * 20 > jit_conf::kNarrowTableMax;
+    if (lin) return p.c >= 4 && outputs * 20 > jit_conf::kNarrowTableMax;
+    return p.c >= 6 && outputs * 8 > 4 * jit_conf::kNarrowTableMax;
 }
 
 // Narrow pixels (jit_conf::narrow) where the flat rows would gather every lane (no windows),
@@ -264,13 +271,13 @@ bool narrow_pays(const problem &p, kernel_isa k) {
 // 224 x 224) took 0.84x the time in bf16 and f16 at 256 bits and 0.98x in f32 (0.84x run back
 // to back alone), 0.37-0.71x at 512 bits (Zen 4 dev VM, bench_ab; README: Nearest pixels).
 // Where windows serve, the flat rows make a vector of outputs from one load and a permute
-// (img_up NXC C = 3) and stay.
+// (img_up NXC C = 3) and stay, unless their table is big (big_window_table).
 bool narrow_nearest_pays(const problem &p, kernel_isa k) {
     const cpu_isa isa = k.generator();
     const int64_t w = simd_w_of(isa);
     if (p.fmt != data_format::nxc || p.algorithm != alg::nearest || p.c >= w || !flat_rows_fit(p, p.c)) return false;
     if (const int forced = g_narrow.load(); forced >= 0) return forced == 1;
-    return !flat_rows_have_windows(p, isa);
+    return big_window_table(p, w) || !flat_rows_have_windows(p, isa);
 }
 }  // namespace
 

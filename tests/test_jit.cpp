@@ -1156,6 +1156,16 @@ TEST(jit_bitwise, nxc_nearest_narrow_pixels) {
     EXPECT_TRUE(direct(nxc(5, {40}, {17}, data_type::bf16)));
     EXPECT_FALSE(direct(nxc(3, {224, 224}, {512, 512})));  // img_up: windows
     EXPECT_FALSE(direct(nxc(3, {15, 15}, {15, 15})));      // identity: windows
+    // Windows whose table outgrows 192 KiB (8 bytes per output) yield from C = 6, at both widths.
+    for (const kernel_isa k : {kernel_isa(cpu_isa::avx2), kernel_isa(cpu_isa::avx512_core)}) {
+        auto direct_at = [&](const op_desc &d) { return !make_jit_conf(make_problem(d), k).pass_engine; };
+        EXPECT_TRUE(direct_at(nxc(6, {1, 2837}, {1, 20614}))) << k.vector_bits();
+        EXPECT_FALSE(direct_at(nxc(3, {1, 2837}, {1, 20614}))) << k.vector_bits();  // C = 3 keeps them
+        EXPECT_FALSE(direct_at(nxc(6, {64, 200}, {128, 600}))) << k.vector_bits();    // 29 KB
+        EXPECT_FALSE(direct_at(nxc(6, {100, 283}, {200, 2061}))) << k.vector_bits();  // 99 KB
+    }
+    EXPECT_TRUE(!make_jit_conf(make_problem(nxc(9, {1, 2837}, {1, 20614})), cpu_isa::avx512_core).pass_engine);
+    EXPECT_EQ(check_case(nxc(9, {2, 2837}, {3, 20614}, data_type::bf16), 4099, true), 0);
     set_narrow_for_testing(1);
     clear_cache();
     const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {

@@ -1132,7 +1132,7 @@ TEST(jit_bitwise, nxc_narrow_pixels) {
                     }
     }
     const int64_t narrow_c = std::count_if(channels.begin(), channels.end(), [](int64_t c) { return c < W; });
-    EXPECT_GT(narrow, 3 * narrow_c * 3 * 2 * 8);  // most shapes of every C, dtype and transform
+    EXPECT_GT(narrow, 3 * narrow_c * 3 * 2 * 9);  // most shapes of every C, dtype and transform
     EXPECT_GT(edges, 0);                          // rows that are all edge
     EXPECT_GT(runs, 0);                           // same-taps runs (2x H half_pixel)
     EXPECT_GT(d_pairs, 0);                        // D pairs (2x D)
@@ -1164,7 +1164,7 @@ TEST(jit_bitwise, nxc_nearest_narrow_pixels) {
         EXPECT_FALSE(direct_at(nxc(6, {64, 200}, {128, 600}))) << k.vector_bits();    // 29 KB
         EXPECT_FALSE(direct_at(nxc(6, {100, 283}, {200, 2061}))) << k.vector_bits();  // 99 KB
     }
-    EXPECT_TRUE(!make_jit_conf(make_problem(nxc(9, {1, 2837}, {1, 20614})), cpu_isa::avx512_core).pass_engine);
+    EXPECT_FALSE(make_jit_conf(make_problem(nxc(9, {1, 2837}, {1, 20614})), cpu_isa::avx512_core).pass_engine);
     EXPECT_EQ(check_case(nxc(9, {2, 2837}, {3, 20614}, data_type::bf16), 4099, true), 0);
     set_narrow_for_testing(1);
     clear_cache();
@@ -1650,7 +1650,7 @@ TEST(jit_conf, sixteen_bit_gathers_read_in_place) {
 // cases put against a guard page. align_corners maps the last output there; linear half_pixel
 // downsampling clamps tap 1 there. NCX rows and NXC flat rows (C < simd_w), W downsampled past
 // the windows, one-element rows, a flat volume; the gather-instruction spelling at every tier
-// (forced at AVX2, whose AMD default is the insert spelling), 1 and 2 threads.
+// (forced at AVX2, whose default is the insert spelling where gathers are slow), 1 and 2 threads.
 TEST(jit_bitwise, sixteen_bit_gathers_end_at_the_row) {
     REQUIRE_AVX2();
     const threads_and_spelling_restore restore;

@@ -143,7 +143,7 @@ void jit_ncx_wpass<isa>::h2_column(bool group, int64_t lanes, bool pairs) {
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::generate_h2() {
     const jit_conf &c = conf_;
-    const Reg64 reg_gsrc = rbx, reg_gout = reg_scr;  // the up2 groups' src and output columns
+    const Reg64 reg_gsrc = rbx, reg_gout = reg_spare;  // the up2 groups' src and output columns
     for (const Reg64 &r : {rbx, r12, r13, r14, r15}) push(r);
     mov(reg_src, PARG(src));
     mov(reg_dst, PARG(dst));

@@ -683,7 +683,7 @@ template <cpu_isa isa>
 void jit_ncx_wpass<isa>::plane_columns() {
     const jit_conf &c = conf_;
     const int V = simd_w * 4, esz = c.esize;
-    const Reg64 base[2][2] = {{reg_ba, reg_bb}, {reg_scr, reg_tmp}};
+    const Reg64 base[2][2] = {{reg_ba, reg_bb}, {reg_spare, reg_tmp}};
     const Vmm ta(13), tb(15), r(kT1);
     const bool inlane = !kEvex && c.cols_inlane;  // lane windows (pair vectors' records say where)
     // One column group: n (1 or 2) vectors whose records start at reg_tab and whose outputs at

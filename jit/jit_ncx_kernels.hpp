@@ -41,7 +41,8 @@ private:
     const bool final_, nt_, fused_, plane_, h2_, dup_row_;
 
     const Xbyak::Reg64 reg_args = rdi, reg_src = rsi, reg_dst = rdx, reg_tab = rcx;
-    const Xbyak::Reg64 reg_cnt = r8, reg_ba = r9, reg_bb = r10, reg_scr = r11, reg_tmp = rax;
+    // reg_spare has no role of its own: the column pass takes it for window bases, h2 for its groups.
+    const Xbyak::Reg64 reg_cnt = r8, reg_ba = r9, reg_bb = r10, reg_spare = r11, reg_tmp = rax;
     const Xbyak::Reg64 reg_src_b = rbx;  // fused only; saved and restored
     const Xbyak::Reg64 reg_row = r12, reg_rows = r13, reg_base = r14;  // plane only; saved and restored
     const Vmm vmm_a = Vmm(0), vmm_b = Vmm(1), vmm_idx = Vmm(2), vmm_r = Vmm(3);

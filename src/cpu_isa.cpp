@@ -280,8 +280,7 @@ bool ymm_pays_for_gathers(const problem &p) {
     // The W axis the kernels see: NCX rows (and NXC with C = 1, which runs as NCX) drop the
     // trailing 1 -> 1 axes (jit_drivers.cpp, unit_axes_view).
     const bool ncx_rows = p.fmt == data_format::ncx || p.c == 1;
-    int a = 2;
-    while (ncx_rows && a > 3 - p.k && p.in[a] == 1 && p.out[a] == 1) --a;
+    const int a = ncx_rows ? 2 - std::min(trailing_unit_axes(p), p.k - 1) : 2;
     const int64_t iw = p.in[a], ow = p.out[a];
     if (ow >= iw) return false;
     if (p.algorithm == alg::linear) return ncx_rows || p.c < 8;

@@ -247,8 +247,7 @@ op_desc op_of(const problem &p) {
 
 bool unit_axes_view(const problem &p, problem &q, bool &unit_w) {
     if (p.fmt != data_format::ncx || p.empty()) return false;
-    int unit = 0;  // trailing spatial axes of 1 -> 1
-    while (unit < p.k && p.in[2 - unit] == 1 && p.out[2 - unit] == 1) ++unit;
+    const int unit = trailing_unit_axes(p);
     if (unit == 0) return false;
     op_desc d = op_of(p);
     std::vector<int64_t> sizes;

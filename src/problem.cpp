@@ -59,6 +59,12 @@ void finish(problem &p) {
 
 }  // namespace
 
+int trailing_unit_axes(const problem &p) {
+    int unit = 0;
+    while (unit < p.k && p.in[2 - unit] == 1 && p.out[2 - unit] == 1) ++unit;
+    return unit;
+}
+
 size_t dt_size(data_type dt) { return dt == data_type::f32 ? 4 : 2; }
 
 problem make_problem(const op_desc &d) {

@@ -36,6 +36,9 @@ struct problem {
 };
 
 size_t dt_size(data_type dt);
+// The trailing spatial axes of 1 -> 1 (W, then H, then D; at most k): NCX kernels drop them
+// (jit_drivers.cpp, unit_axes_view), and the W axis they see is the last one before them.
+int trailing_unit_axes(const problem &p);
 
 // Validates `d` and builds its problem (semantics.md, "Shapes"). Throws xinterp::error.
 problem make_problem(const op_desc &d);

@@ -1002,7 +1002,9 @@ TEST(jit_bitwise, ncx_flat_volumes_of_large_planes) {
                                           .fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
                     const bool rows = sh.pairs && spelling == 1 && ct == coordinate_transformation_mode::half_pixel;
                     EXPECT_EQ(make_jit_conf(make_problem(d), cpu_isa::avx2).flat, !rows) << describe(d) << " spelling " << spelling;
-                    if (W == 16) EXPECT_TRUE(make_jit_conf(make_problem(d), cpu_isa::avx512_core).flat) << describe(d);
+                    if (W == 16) {
+                        EXPECT_TRUE(make_jit_conf(make_problem(d), cpu_isa::avx512_core).flat) << describe(d);
+                    }
                     ++seed;
                     ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " spelling " << spelling << " threads " << threads;
                 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
@@ -21,6 +22,17 @@ unsigned long long read_xcr0() {
     uint32_t eax = 0, edx = 0;
     __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
     return (static_cast<unsigned long long>(edx) << 32) | eax;
+}
+
+std::string read_first_line(const char *path) {
+    std::string line;
+    if (FILE *fp = std::fopen(path, "r")) {
+        char buf[256];
+        if (std::fgets(buf, sizeof buf, fp)) line = buf;
+        std::fclose(fp);
+    }
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    return line;
 }
 
 cpu_features detect() {
@@ -62,10 +74,11 @@ cpu_features detect() {
     }
     f.family = cpu.displayFamily;
     f.model = cpu.displayModel;
-    f.slow_gathers = gathers_are_slow(f.amd, f.family, f.model);
     f.avx512_fp16 = cpu.has(C::tAVX512_FP16);
     f.amx_tile = cpu.has(C::tAMX_TILE);
     f.amx_bf16 = cpu.has(C::tAMX_BF16);
+    f.gds = read_first_line("/sys/devices/system/cpu/vulnerabilities/gather_data_sampling");
+    f.slow_gathers = gathers_are_slow(f.amd, f.family, f.model, f.gds, f.amx_tile || f.avx512_fp16);
     if (cpu.has(C::tOSXSAVE)) f.xcr0 = read_xcr0();
     f.os_ymm = (f.xcr0 & 0x6) == 0x6;               // SSE + AVX state
     f.os_zmm = f.os_ymm && (f.xcr0 & 0xe0) == 0xe0;  // opmask, ZMM_Hi256, Hi16_ZMM
@@ -246,9 +259,13 @@ int64_t usable_llc_bytes() {
     return usable_llc_bytes(f.llc_bytes, f.llc_sharers, f.amd);
 }
 
-bool gathers_are_slow(bool amd, int family, int model) {
+bool gathers_are_slow(bool amd, int family, int model, const std::string &gds, bool sapphire_or_later) {
     if (amd) return true;
     if (family != 6) return false;
+    const auto starts = [&](const char *prefix) { return gds.rfind(prefix, 0) == 0; };
+    if (starts("Mitigation: Microcode")) return true;
+    if (starts("Not affected") || starts("Vulnerable")) return false;
+    if (sapphire_or_later) return false;
     switch (model) {
         case 0x4e: case 0x5e:  // Skylake client
         case 0x55:             // Skylake-SP, Cascade Lake, Cooper Lake

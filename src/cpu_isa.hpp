@@ -21,18 +21,28 @@ struct cpu_features {
     int llc_sharers = 0;         // logical processors the OS shows sharing it; 0 if unknown
     int family = 0;              // CPUID display family (AMD 0x19: Zen 3 and Zen 4)
     int model = 0;               // CPUID display model
-    bool slow_gathers = false;   // gathers_are_slow(amd, family, model)
+    std::string gds;             // Linux's Gather Data Sampling verdict (sysfs); empty if none
+    bool slow_gathers = false;   // gathers_are_slow(...) on the above
 };
 
 // Whether vgatherdps costs more than loading its elements one by one: on AMD (a ymm gather
 // took ~20 cycles on the Zen 3 dev VM, and eight loads + vinsertps half that), and on the Intel
 // cores that the Gather Data Sampling fix (Downfall, CVE-2022-40982) turned gathers into
-// microcode on: Skylake through Ice Lake, Tiger Lake and Rocket Lake (family 6; the models of
-// Linux's GDS list). On the Ice Lake Xeon VM (model 0x6a) a ymm and a zmm gather both took
-// ~9 ns from L1, the zmm one 1.3x what 16 loads and inserts took. The 256-bit kernels then read
-// by inserts (jit_conf::gather_by_insert), and full-width AVX-512 hosts run 256 bits where the
-// W step gathers at either width (ymm_pays_for_gathers).
-bool gathers_are_slow(bool amd, int family, int model);
+// microcode on. On the Ice Lake Xeon VM (model 0x6a) a ymm and a zmm gather both took ~9 ns
+// from L1, the zmm one 1.3x what 16 loads and inserts took. The 256-bit kernels then read by
+// inserts (jit_conf::gather_by_insert), and full-width AVX-512 hosts run 256 bits where the W
+// step gathers at either width (ymm_pays_for_gathers).
+//
+// On Intel the kernel's verdict decides first (gds: the text of
+// /sys/devices/system/cpu/vulnerabilities/gather_data_sampling): "Mitigation: Microcode" is
+// slow; "Not affected" and "Vulnerable..." (no microcode, or the fix turned off) are not.
+// Without a verdict ("Unknown: Dependent on hypervisor status", no sysfs) the model decides:
+// Skylake through Ice Lake, Tiger Lake and Rocket Lake (Linux's GDS list), but never a core
+// with AMX or AVX512-FP16 (sapphire_or_later), none of which is affected. A hypervisor may show
+// any model: the Sapphire Rapids class VM (AMX, AVX512-FP16, 105 MiB L3) reports model 0xa7,
+// Rocket Lake's, with "Not affected", and there a ymm gather took 1.2 ns, a zmm one 2.5 ns.
+bool gathers_are_slow(bool amd, int family, int model, const std::string &gds = "",
+                      bool sapphire_or_later = false);
 
 const cpu_features &host_features();
 bool host_has(cpu_isa isa);          // CPU and OS support every extension of the tier

@@ -242,8 +242,9 @@ int cmd_info(int argc, char **argv) {
     std::printf("cpu isa hints: %s (XINTERP_CPU_ISA_HINTS); AVX-512 on 256-bit units: %s; vectors for --impl auto: %d-bit%s\n",
                 cpu_isa_hints_name(get_cpu_isa_hints()), avx512_on_256bit_units() ? "yes" : "no", get_effective_vector_bits(),
                 per_problem ? (std::string(" (") + width_rule() + ")").c_str() : "");
-    std::printf("gathers: %s (family %d model 0x%x)\n",
-                f.slow_gathers ? "slow; the 256-bit kernels read by inserts" : "vgatherdps", f.family, f.model);
+    std::printf("gathers: %s (family %d model 0x%x; Linux's GDS verdict: %s)\n",
+                f.slow_gathers ? "slow; the 256-bit kernels read by inserts" : "vgatherdps", f.family, f.model,
+                f.gds.empty() ? "none" : f.gds.c_str());
     const cache_stats s = get_cache_stats();
     std::printf("kernel cache: capacity=%llu entries=%llu hits=%llu misses=%llu evictions=%llu\n",
                 (unsigned long long)s.capacity, (unsigned long long)s.entries, (unsigned long long)s.hits,

@@ -144,7 +144,7 @@ namespace {
 // pairs for the direct NXC kernel; on the D axis, D pairs).
 struct h_links {
     int64_t shared = 0, chained = 0, same = 0;
-    bool rarely_shared(const problem &p) const { return shared * 4 <= p.out[1]; }
+    bool rarely_shared(const problem &p, int axis = 1) const { return shared * 4 <= p.out[axis]; }
 };
 
 h_links scan_h_links(const problem &p, int axis = 1) {
@@ -472,8 +472,16 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         // src row's W step again for every od that uses its slice. A/B on the dev VM against
         // the better of those: f32 0.5x with W-planes of 96 KiB, even at 256 KiB, 2.2x slower
         // at 512 KiB (L2 is 512 KiB); 16-bit 0.66-0.81x up to 8 MiB, capped at 4 MiB of
-        // per-thread scratch (vol_2x: 2 MiB).
-        if (lin && c.k == 3 && !c.narrow && !hl.rarely_shared(p)) {
+        // per-thread scratch (vol_2x: 2 MiB). Not for f32 where neighbouring od rarely share
+        // a D slice (D downsampled): each W-plane then serves one od, and its trip through L2
+        // costs more than the direct kernel's extra W steps. A/B on the Sapphire Rapids class
+        // VM (two runs each): 19x3x8 -> 2x2x30 C = 144 0.39x, 0.56x the time (oneDNN had
+        // taken 0.43x ours); 12x20x20 -> 6x24x24 C = 32 0.65x, 0.88x; 12x20x20 -> 4x30x30
+        // C = 16 0.85x, 1.06x; 16x64x64 -> 8x128x128 C = 32 and 9x16x16 -> 3x32x32 C = 64
+        // 0.99-1.01x. 16-bit keeps its planes: bf16's separable rows ran those 0.72-1.15x,
+        // f16's direct kernel 0.8-1.95x.
+        const bool d_rarely_shared = c.k == 3 && scan_h_links(p, 0).rarely_shared(p, 0);
+        if (lin && c.k == 3 && !c.narrow && !hl.rarely_shared(p) && !(d_rarely_shared && c.dt == data_type::f32)) {
             const int64_t pad = (c.OW * c.C + w - 1) / w * w, planes = 2 * p.in[1] * pad * 4;
             if (c.esize == 2 ? planes <= jit_conf::kNxcPlanes16 : planes <= jit_conf::kPlaneBudget / 2)
                 c.nxc_separable = c.plane_mode = true;

@@ -180,8 +180,9 @@ TEST(jit_bitwise, ratios_2d) {
 TEST(jit_bitwise, odd_3d) {
     REQUIRE_AVX2();
     // {3, 9, 5} -> {5, 3, 7} and {4, 21, 6} -> {3, 4, 11} downsample H: the fused H step.
+    // {19, 3, 8} -> {2, 2, 30}: D downsampled, NXC f32 direct and 16-bit over W-planes.
     sweep({{{3, 5, 7}, {5, 3, 9}}, {{1, 1, 1}, {2, 3, 4}}, {{7, 3, 5}, {2, 9, 4}}, {{2, 2, 2}, {2, 2, 2}}, {{5, 1, 3}, {1, 4, 17}},
-           {{3, 9, 5}, {5, 3, 7}}, {{4, 21, 6}, {3, 4, 11}}},
+           {{3, 9, 5}, {5, 3, 7}}, {{4, 21, 6}, {3, 4, 11}}, {{19, 3, 8}, {2, 2, 30}}},
           {1, W + 1}, 2);
 }
 
@@ -1939,6 +1940,13 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
     const jit_conf huge = conf(32, {4, 256, 256}, {8, 512, 512}, data_type::bf16);  // 2 x 64 MiB
     EXPECT_TRUE(huge.nxc_separable && !huge.plane_mode);                              // the W-row LRU
     EXPECT_FALSE(conf(32, {4, 256, 256}, {8, 512, 512}, data_type::f16).nxc_separable);
+    // f32 with D downsampled (no od shares a slice with the od before): the direct kernel;
+    // 16-bit keeps its W-planes.
+    EXPECT_FALSE(conf(144, {19, 3, 8}, {2, 2, 30}, data_type::f32).plane_mode);
+    EXPECT_FALSE(conf(32, {12, 20, 20}, {6, 24, 24}, data_type::f32).nxc_separable);
+    EXPECT_TRUE(conf(144, {19, 3, 8}, {2, 2, 30}, data_type::f16).plane_mode);
+    EXPECT_TRUE(conf(144, {19, 3, 8}, {2, 2, 30}, data_type::bf16).plane_mode);
+    EXPECT_TRUE(conf(144, {5, 3, 8}, {7, 2, 30}, data_type::f32).plane_mode);  // D up: shared
     const jit_conf s = conf(21, {64, 64}, {512, 512}, data_type::f32);
     EXPECT_EQ(s.row_out, 512 * 21);
     EXPECT_EQ(s.n_slots, 2);

@@ -295,8 +295,19 @@ namespace {
 // - f32 and f16 gain only where a W row serves many output rows (8x up: 0.67-0.78x); at 2x
 //   they were 0.92-1.20x, so there the direct kernel stays.
 // Never where rows are rarely shared: the direct kernel is that fusion already.
-bool separable_pays(const problem &p, const h_links &h) {
-    return (p.dt == data_type::bf16 || p.out[1] >= 4 * p.in[1]) && !h.rarely_shared(p);
+// At 512 bits (w = 16) the channel count moves both 16-bit choices. Native bf16 (vcvtneps2bf16
+// stores) goes direct for pixels of 6+ whole vectors: A/B on the Sapphire Rapids class VM,
+// 2-D H up < 4x, yolo_2x NXC bf16 (C = 128) 0.52-0.62x the time, fpn_2x (256) 0.67-0.71x,
+// C = 96-192 at 30x30 -> 60x60 0.50-0.86x and at 20x24 -> 40x36 0.86-1.01x, while C = 16-64
+// ran 0.99-1.43x and C = 80 0.90-1.07x. f16 goes separable for pixels under 48 channels that
+// end in a tail: c17 and c23 0.88-0.89x, C = 17-40 0.63-0.94x (C = 33 once 1.13x), where
+// C = 56-100 ran 0.98-1.55x and whole-vector pixels 0.99-1.20x.
+bool separable_pays(const problem &p, const h_links &h, int64_t w, bool native_bf16) {
+    if (h.rarely_shared(p)) return false;
+    if (p.out[1] >= 4 * p.in[1]) return true;
+    if (w == 16 && native_bf16) return !(p.c % 16 == 0 && p.c >= 96);
+    if (w == 16 && p.dt == data_type::f16) return p.c % 16 != 0 && p.c < 48;
+    return p.dt == data_type::bf16;
 }
 
 // Output o of a 2x half_pixel axis away from its clamped edges: 2j blends src j - 1 and j with
@@ -466,7 +477,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         c.rows = p.n * p.out[0] * p.out[1];
         c.src_row_bytes = c.IW * c.C * c.esize;
         c.dst_row_bytes = c.OW * c.C * c.esize;
-        c.nxc_separable = lin && c.k >= 2 && !c.narrow && separable_pays(p, hl);
+        c.nxc_separable = lin && c.k >= 2 && !c.narrow && separable_pays(p, hl, w, c.native_bf16);
         // 3-D with shared rows: separable over W-planes (plane mode, as for NCX) where they pay.
         // The direct kernel makes 8 W steps per output vector; the LRU of 4 W rows makes each
         // src row's W step again for every od that uses its slice. A/B on the dev VM against

@@ -637,6 +637,12 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         c.d_pairs = d_taps_repeat(p);
         c.pairs_nt = c.d_pairs && c.nt_eligible && c.esize == 2;
     }
+    // The direct NXC kernel's D pairs follow the same rule: with NT stores their second row
+    // takes plain ones, which in f32 read twice the bytes for ownership. vol_2x NXC f32 with
+    // NT stores, single rows against pairs (Sapphire Rapids class VM, bench_ab): 0.88x the
+    // time (5.5 ms, where oneDNN took 6.0); with plain stores pairs stay ahead (singles 1.12x).
+    if (lin && c.k == 3 && !c.pass_engine && !c.nxc_separable && c.d_pairs)
+        c.pairs_nt = c.nt_eligible && c.esize == 2;
     // Linear W-planes column by column (jit_conf.hpp, wplane_cols). A/B on the dev VM against
     // row by row: c17, c23 and r15to73 NCX 0.93-0.96x the time in f32, 0.90-0.93x in f16 and
     // 0.78-0.95x in bf16; 3-D and flat NXC (C = 3, 5) 0.86-0.95x. Periodic runs: 5/3

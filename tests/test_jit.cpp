@@ -701,6 +701,13 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
     EXPECT_FALSE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({8, 128, 128}).mode(mode::linear)).d_pairs);  // D down
     const jit_conf vb = conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear).dt(data_type::bf16));
     EXPECT_TRUE(vb.nxc_separable && vb.plane_mode && vb.d_pairs);  // bf16 is separable: the plane blends' pairs
+    {  // NT executions: f32 writes single rows, 16-bit pairs its second row with plain stores
+        nt_threshold nt(1);
+        const auto big = problem_builder().src({1, 4, 64, 16, 8}).sizes({8, 130, 32}).mode(mode::linear);
+        EXPECT_TRUE(conf(big).d_pairs && conf(big).nt_eligible && !conf(big).pairs_nt);
+        const auto big16 = problem_builder().src({1, 2, 128, 16, 256}).sizes({5, 129, 16}).mode(mode::linear).dt(data_type::f16);
+        EXPECT_TRUE(conf(big16).d_pairs && conf(big16).nt_eligible && conf(big16).pairs_nt);
+    }
     uint32_t seed = 120;
     struct shape {
         std::vector<int64_t> in, out;

@@ -302,9 +302,19 @@ namespace {
 // ran 0.99-1.43x and C = 80 0.90-1.07x. f16 goes separable for pixels under 48 channels that
 // end in a tail: c17 and c23 0.88-0.89x, C = 17-40 0.63-0.94x (C = 33 once 1.13x), where
 // C = 56-100 ran 0.98-1.55x and whole-vector pixels 0.99-1.20x.
+//
+// With H up 4x or more, 512-bit f32 pixels of 48+ channels and f16 ones of 80+ go direct: the
+// W step a separable row saves is then less than its trip through scratch. A/B on the same VM
+// against separable: C = 48-217 f32 0.68-0.96x the time (the sweep's 251x1 -> 1690x5 C = 217
+// 0.86x, 45x140 -> 237x77 C = 188 0.68x, 80x14 -> 365x19 C = 52 0.85x), f16 C = 80-217
+// 0.72-1.02x; narrower pixels ran 0.85-2.44x direct (seg_8x, C = 21: 1.96x).
 bool separable_pays(const problem &p, const h_links &h, int64_t w, bool native_bf16) {
     if (h.rarely_shared(p)) return false;
-    if (p.out[1] >= 4 * p.in[1]) return true;
+    if (p.out[1] >= 4 * p.in[1]) {
+        if (w == 16 && p.dt == data_type::f32) return p.c < 48;
+        if (w == 16 && p.dt == data_type::f16) return p.c < 80;
+        return true;
+    }
     if (w == 16 && native_bf16) return !(p.c % 16 == 0 && p.c >= 96);
     if (w == 16 && p.dt == data_type::f16) return p.c % 16 != 0 && p.c < 48;
     return p.dt == data_type::bf16;

@@ -650,13 +650,14 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
     });
 }
 
-// 2-D NXC linear at 512 bits, H up < 4x: the channel count picks separable or direct for
-// 16-bit (separable_pays). Native bf16 pixels of 6+ whole vectors go direct, and f16 pixels
-// under 48 channels that end in a tail go separable; at 256 bits bf16 stays separable and
-// f16 direct. Bit for bit at the dispatched tier, with row pairs and same-taps runs, at 1 and
-// 2 threads and NT-sized dst: on an AVX512-BF16 host at 512 bits this runs the direct bf16
-// kernel's pairs and runs (nowhere else: Bochs has no BF16).
-TEST(jit_bitwise, nxc_linear_16bit_separable_by_channels) {
+// 2-D NXC linear at 512 bits: the channel count picks separable or direct (separable_pays).
+// H up < 4x: native bf16 pixels of 6+ whole vectors go direct, and f16 pixels under 48
+// channels that end in a tail go separable; at 256 bits bf16 stays separable and f16 direct.
+// H up >= 4x: f32 pixels of 48+ channels and f16 ones of 80+ go direct. Bit for bit at the
+// dispatched tier, with row pairs and same-taps runs, at 1 and 2 threads and NT-sized dst: on
+// an AVX512-BF16 host at 512 bits this runs the direct bf16 kernel's pairs and runs (nowhere
+// else: Bochs has no BF16).
+TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     auto conf = [](int64_t c, data_type t, kernel_isa k) {
         const auto d = problem_builder().src({1, 30, 30, c}).sizes({60, 60}).mode(mode::linear).dt(t);
         return make_jit_conf(make_problem(d), k);
@@ -673,13 +674,27 @@ TEST(jit_bitwise, nxc_linear_16bit_separable_by_channels) {
     EXPECT_FALSE(conf(64, data_type::f16, core_512).nxc_separable);         // whole vectors
     EXPECT_FALSE(conf(56, data_type::f16, core_512).nxc_separable);         // 48 or more
     EXPECT_FALSE(conf(24, data_type::f16, cpu_isa::avx2).nxc_separable);
+    auto conf5x = [](int64_t c, data_type t, kernel_isa k) {  // H 5x
+        const auto d = problem_builder().src({1, 20, 30, c}).sizes({100, 60}).mode(mode::linear).dt(t);
+        return make_jit_conf(make_problem(d), k);
+    };
+    EXPECT_FALSE(conf5x(48, data_type::f32, core_512).nxc_separable);
+    EXPECT_TRUE(conf5x(32, data_type::f32, core_512).nxc_separable);
+    EXPECT_TRUE(conf5x(48, data_type::f32, cpu_isa::avx2).nxc_separable);
+    EXPECT_FALSE(conf5x(80, data_type::f16, core_512).nxc_separable);
+    EXPECT_TRUE(conf5x(64, data_type::f16, core_512).nxc_separable);
+    EXPECT_TRUE(conf5x(128, data_type::bf16, bf16_512).nxc_separable);
     REQUIRE_AVX2();
     uint32_t seed = 900;
     for_nt_and_threads([&](size_t nt_bytes, int threads) {
-        for (const auto &tc : std::vector<std::pair<data_type, int64_t>>{
-                 {data_type::bf16, 96}, {data_type::bf16, 128}, {data_type::f16, 17}, {data_type::f16, 40}})
+        for (const auto &tc : std::vector<std::pair<data_type, int64_t>>{{data_type::bf16, 96},
+                                                                        {data_type::bf16, 128},
+                                                                        {data_type::f16, 17},
+                                                                        {data_type::f16, 40},
+                                                                        {data_type::f32, 52},
+                                                                        {data_type::f16, 80}})
             for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
-                     {{11, 9}, {22, 18}}, {{6, 3}, {12, 7}}, {{5, 4}, {7, 9}}}) {
+                     {{11, 9}, {22, 18}}, {{6, 3}, {12, 7}}, {{5, 4}, {7, 9}}, {{4, 5}, {21, 11}}}) {
                 const auto d = problem_builder().src(layout(data_format::nxc, 1, tc.second, cs.first)).sizes(cs.second)
                                    .mode(mode::linear).dt(tc.first);
                 ++seed;

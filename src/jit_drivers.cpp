@@ -271,12 +271,17 @@ bool unit_axes_view(const problem &p, problem &q, bool &unit_w) {
 
 // An NXC problem with C = 1 is the NCX problem N x 1 x X.. over the same bytes, with the same
 // steps per element. NCX has two paths for rows of a few elements that NXC lacks: the unit-axis
-// view above and the flat volumes (jit_conf::flat). Where either applies, p runs as NCX: on the
-// dev VM (same build, alternating) 38x38x1 -> 91x16x1 linear took 12.2 us as NXC and 0.68 us
-// as NCX (oneDNN: 9 us), nearest 6.8 and 0.5 us, 381x3 -> 142x1 linear 1.2 and 0.35 us, bf16
-// alike (1 thread: under 64 KiB of traffic). Elsewhere both run the same rows (flat rows of
-// W * 1 elements against NCX rows), so NXC stays: 300x200 -> 100x50, 64x64 -> 128x128,
-// 20x30x40 -> 10x15x20 and 1000 -> 250 ran within the noise of each other (2 threads).
+// view above and the flat volumes (jit_conf::flat). Where either applies, linear p runs as NCX:
+// on the dev VM (same build, alternating) 38x38x1 -> 91x16x1 linear took 12.2 us as NXC and
+// 0.68 us as NCX (oneDNN: 9 us), 381x3 -> 142x1 1.2 and 0.35 us, bf16 alike (1 thread: under
+// 64 KiB of traffic). Elsewhere linear runs the same rows either way (flat rows of W * 1
+// elements against NCX rows), so NXC stays: 300x200 -> 100x50, 64x64 -> 128x128, 20x30x40 ->
+// 10x15x20 and 1000 -> 250 ran within the noise of each other (2 threads). Nearest always
+// runs as NCX: NXC rows of one channel would take the narrow-pixel copies (a pixel of 4 or 2
+// bytes a copy) where W is downsampled. On the Sapphire Rapids class VM (xinterp bench, 1
+// thread), NXC against NCX: 26x232 -> 85x23 3.1 and 0.9 us (oneDNN 2.2), 300x200 -> 100x50
+// 8.2 and 3.8, 20x30x40 -> 10x15x20 4.1 and 1.6, 1000 -> 250 0.6 and 0.2; 64x64 -> 128x128
+// 2.3 and 2.2.
 bool single_channel_view(const problem &p, kernel_isa isa, problem &q) {
     if (p.fmt != data_format::nxc || p.c != 1 || p.empty()) return false;
     bool every_unit = true;
@@ -291,8 +296,9 @@ bool single_channel_view(const problem &p, kernel_isa isa, problem &q) {
     q = make_problem(d);
     problem unused;
     bool unit_w = false;
-    // The flat volumes are linear with k >= 2 only: other problems skip making q's conf.
-    return unit_axes_view(q, unused, unit_w) || (p.algorithm == alg::linear && p.k >= 2 && make_jit_conf(q, isa).flat);
+    // The flat volumes are linear with k >= 2 only: other linear problems skip making q's conf.
+    return p.algorithm == alg::nearest || unit_axes_view(q, unused, unit_w) ||
+           (p.k >= 2 && make_jit_conf(q, isa).flat);
 }
 
 template <cpu_isa kIsa>

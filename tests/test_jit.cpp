@@ -1089,10 +1089,12 @@ TEST(jit_bitwise, nxc_single_channel_views) {
         {{38, 38, 1}, {91, 16, 1}, "NCX 2x1x38x38->", "NCX 2x1x38x38->"},  // then without the unit W
         {{9, 1}, {37, 1}, "NCX 2x1x9->", "NCX 2x1x9->"},
         {{5, 17, 1}, {7, 3, 1}, "NCX 2x1x5x17->", "NCX 2x1x5x17->"},
-        {{381, 3}, {142, 1}, "", "NCX 2x1x381x3->"},  // flat (1 column)
-        {{6, 6}, {4, 4}, "", "NCX 2x1x6x6->"},        // flat (a small slice)
-        {{30, 20}, {100, 5}, "", ""},                  // rows: stays NXC
-        {{1, 1}, {1, 1}, "", ""},                      // every axis unit: stays NXC
+        // Nearest always runs as NCX (single_channel_view); linear where a path differs.
+        {{381, 3}, {142, 1}, "NCX 2x1x381x3->", "NCX 2x1x381x3->"},  // linear: flat (1 column)
+        {{6, 6}, {4, 4}, "NCX 2x1x6x6->", "NCX 2x1x6x6->"},          // linear: flat (a small slice)
+        {{30, 20}, {100, 5}, "NCX 2x1x30x20->", ""},                 // linear rows: stays NXC
+        {{26, 232}, {85, 23}, "NCX 2x1x26x232->", ""},               // nearest: no narrow pixels
+        {{1, 1}, {1, 1}, "", ""},                                    // every axis unit: stays NXC
     };
     spatial_shapes spatial;
     for (const auto &sh : shapes) spatial.push_back({sh.in, sh.out});

@@ -331,8 +331,8 @@ bool jit_can_serve(const problem &p, kernel_isa isa, std::string *why_not);
 bool jit_uses_pass_engine(const problem &p, kernel_isa isa);
 // The dst size from which NT stores pay for an execution on `threads` threads:
 // XINTERP_NT_MIN_BYTES (or the test override) at any thread count, else half the usable
-// last-level cache (usable_llc_bytes, cpu_isa.hpp) on one thread, and on more the whole of it
-// on Zen 3 and half elsewhere (below), at least 4 MiB. A dst that fits the LLC is
+// last-level cache (usable_llc_bytes, cpu_isa.hpp; Intel: a quarter) on one thread, and on
+// more the whole of it on Zen 3 and half elsewhere (below), at least 4 MiB. A dst that fits the LLC is
 // better left there, for the next op and for repeated runs (on the Zen 3 dev VM, 4 MiB
 // outputs ran 1.4x slower with NT; 16 MiB, 1.1x faster). One core's plain stores reach the LLC
 // more slowly than its NT stores reach DRAM, but two cores' did not on the Zen 3 dev VM (32 MiB
@@ -343,6 +343,12 @@ bool jit_uses_pass_engine(const problem &p, kernel_isa isa);
 // lost from 16 MiB (1.2-1.5x; seg_8x's 21 MiB 2.1-2.4x, where 2 threads then ran slower than 1).
 // So did the Ice Lake Xeon VM (Intel, full-width units): with the whole LLC on 2 threads
 // seg_8x (21 MiB) ran 0.6-0.9x its 1-thread speed; NT stores took it 0.25-0.6x the time.
+// Intel on one thread: a quarter of the usable LLC (4 MiB on the VMs, which count 16). On the
+// Sapphire Rapids class VM (2 MiB of L2 per core; NCX and NXC, nearest and linear 128x128 ->
+// 256x256, xinterp bench, two runs each) 4 MiB outputs took 0.65-1.0x the time with NT stores
+// and 8 MiB 0.25-0.9x, while 2 MiB ones were mixed (0.7-1.1x) and 1 MiB ones 2x slower; on 2
+// threads NT lost at 2 MiB, was mixed at 4 (0.8-1.15x) and won at 8 (0.65-1.0x), so more
+// threads keep half. On the Ice Lake VM 2-4 MiB had tied or favoured plain stores on 1 thread.
 // Kernels generate their NT variants from nt_min_bytes(1), the smallest threshold.
 size_t nt_min_bytes(int threads = 1);
 // Tests set it (0: back to the default), for one thread and (bytes_more, 0: the same) for more;

@@ -295,29 +295,31 @@ namespace {
 // - f32 and f16 gain only where a W row serves many output rows (8x up: 0.67-0.78x); at 2x
 //   they were 0.92-1.20x, so there the direct kernel stays.
 // Never where rows are rarely shared: the direct kernel is that fusion already.
-// At 512 bits (w = 16) the channel count moves both 16-bit choices. Native bf16 (vcvtneps2bf16
-// stores) goes direct for pixels of 6+ whole vectors: A/B on the Sapphire Rapids class VM,
+// At 512 bits (w = 16) the channel count moves both 16-bit choices in 2-D (3-D keeps the rule
+// above). Native bf16 (vcvtneps2bf16 stores) goes direct for pixels of 6+ whole vectors: A/B on the Sapphire Rapids class VM,
 // 2-D H up < 4x, yolo_2x NXC bf16 (C = 128) 0.52-0.62x the time, fpn_2x (256) 0.67-0.71x,
 // C = 96-192 at 30x30 -> 60x60 0.50-0.86x and at 20x24 -> 40x36 0.86-1.01x, while C = 16-64
 // ran 0.99-1.43x and C = 80 0.90-1.07x. f16 goes separable for pixels under 48 channels that
 // end in a tail: c17 and c23 0.88-0.89x, C = 17-40 0.63-0.94x (C = 33 once 1.13x), where
 // C = 56-100 ran 0.98-1.55x and whole-vector pixels 0.99-1.20x.
 //
-// With H up 4x or more, 512-bit f32 pixels of 48+ channels and f16 ones of 80+ go direct: the
-// W step a separable row saves is then less than its trip through scratch. A/B on the same VM
-// against separable: C = 48-217 f32 0.68-0.96x the time (the sweep's 251x1 -> 1690x5 C = 217
-// 0.86x, 45x140 -> 237x77 C = 188 0.68x, 80x14 -> 365x19 C = 52 0.85x), f16 C = 80-217
-// 0.72-1.02x; narrower pixels ran 0.85-2.44x direct (seg_8x, C = 21: 1.96x).
+// With H up 4x or more, 2-D 512-bit f32 pixels of 48+ channels and f16 ones of 80+ go direct:
+// the W step a separable row saves is then less than its trip through scratch. A/B on the
+// same VM against separable: C = 48-217 f32 0.68-0.96x the time (the sweep's 251x1 -> 1690x5
+// C = 217 0.86x, 45x140 -> 237x77 C = 188 0.68x, 80x14 -> 365x19 C = 52 0.85x), f16 C =
+// 80-217 0.72-1.02x; narrower pixels ran 0.85-2.44x direct (seg_8x, C = 21: 1.96x). Not 3-D,
+// where the direct kernel makes 8 W steps per output vector: 2x11x2 -> 1x61x2 C = 69 f32 ran
+// 1.54x the time direct.
 bool separable_pays(const problem &p, const h_links &h, int64_t w, bool native_bf16) {
     if (h.rarely_shared(p)) return false;
-    if (p.out[1] >= 4 * p.in[1]) {
-        if (w == 16 && p.dt == data_type::f32) return p.c < 48;
-        if (w == 16 && p.dt == data_type::f16) return p.c < 80;
-        return true;
+    const bool up4 = p.out[1] >= 4 * p.in[1];
+    if (w == 16 && p.k == 2) {  // the channel rules, measured in 2-D
+        if (up4 && p.dt == data_type::f32) return p.c < 48;
+        if (up4 && p.dt == data_type::f16) return p.c < 80;
+        if (!up4 && native_bf16) return !(p.c % 16 == 0 && p.c >= 96);
+        if (!up4 && p.dt == data_type::f16) return p.c % 16 != 0 && p.c < 48;
     }
-    if (w == 16 && native_bf16) return !(p.c % 16 == 0 && p.c >= 96);
-    if (w == 16 && p.dt == data_type::f16) return p.c % 16 != 0 && p.c < 48;
-    return p.dt == data_type::bf16;
+    return up4 || p.dt == data_type::bf16;
 }
 
 // Output o of a 2x half_pixel axis away from its clamped edges: 2j blends src j - 1 and j with

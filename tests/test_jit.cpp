@@ -650,7 +650,8 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
     });
 }
 
-// 2-D NXC linear at 512 bits: the channel count picks separable or direct (separable_pays).
+// 2-D NXC linear at 512 bits: the channel count picks separable or direct (separable_pays;
+// 3-D keeps its rule).
 // H up < 4x: native bf16 pixels of 6+ whole vectors go direct, and f16 pixels under 48
 // channels that end in a tail go separable; at 256 bits bf16 stays separable and f16 direct.
 // H up >= 4x: f32 pixels of 48+ channels and f16 ones of 80+ go direct. Bit for bit at the
@@ -684,6 +685,11 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     EXPECT_FALSE(conf5x(80, data_type::f16, core_512).nxc_separable);
     EXPECT_TRUE(conf5x(64, data_type::f16, core_512).nxc_separable);
     EXPECT_TRUE(conf5x(128, data_type::bf16, bf16_512).nxc_separable);
+    // 3-D keeps separable rows (the direct kernel's 8 W steps per output vector).
+    const auto vol = problem_builder().src({1, 2, 11, 2, 69}).sizes({1, 61, 2}).mode(mode::linear);
+    EXPECT_TRUE(make_jit_conf(make_problem(vol), core_512).nxc_separable);
+    const auto vol16 = problem_builder().src({1, 4, 64, 64, 128}).sizes({8, 96, 96}).mode(mode::linear).dt(data_type::bf16);
+    EXPECT_TRUE(make_jit_conf(make_problem(vol16), bf16_512).nxc_separable);
     REQUIRE_AVX2();
     uint32_t seed = 900;
     for_nt_and_threads([&](size_t nt_bytes, int threads) {

@@ -296,12 +296,13 @@ namespace {
 //   they were 0.92-1.20x, so there the direct kernel stays.
 // Never where rows are rarely shared: the direct kernel is that fusion already.
 // At 512 bits (w = 16) the channel count moves both 16-bit choices in 2-D (3-D keeps the rule
-// above). Native bf16 (vcvtneps2bf16 stores) goes direct for pixels of 6+ whole vectors: A/B on the Sapphire Rapids class VM,
-// 2-D H up < 4x, yolo_2x NXC bf16 (C = 128) 0.52-0.62x the time, fpn_2x (256) 0.67-0.71x,
-// C = 96-192 at 30x30 -> 60x60 0.50-0.86x and at 20x24 -> 40x36 0.86-1.01x, while C = 16-64
-// ran 0.99-1.43x and C = 80 0.90-1.07x. f16 goes separable for pixels under 48 channels that
-// end in a tail: c17 and c23 0.88-0.89x, C = 17-40 0.63-0.94x (C = 33 once 1.13x), where
-// C = 56-100 ran 0.98-1.55x and whole-vector pixels 0.99-1.20x.
+// above). Native bf16 (vcvtneps2bf16 stores) goes direct for pixels of 6+ whole vectors: A/B
+// on the Sapphire Rapids class VM, 2-D H up < 4x, yolo_2x NXC bf16 (C = 128) 0.52-0.62x the
+// time, fpn_2x (256) 0.67-0.71x, C = 96-192 at 30x30 -> 60x60 0.50-0.86x and at 20x24 ->
+// 40x36 0.86-1.01x, while C = 16-64 ran 0.99-1.43x and C = 80 0.90-1.07x. f16 goes
+// separable for pixels under 48 channels that end in a tail: c17 and c23 0.88-0.89x, C =
+// 17-40 0.63-0.94x (C = 33 once 1.13x), where C = 56-100 ran 0.98-1.55x and whole-vector
+// pixels 0.99-1.20x.
 //
 // With H up 4x or more, 2-D 512-bit f32 pixels of 48+ channels and f16 ones of 80+ go direct:
 // the W step a separable row saves is then less than its trip through scratch. A/B on the

@@ -332,8 +332,8 @@ bool jit_uses_pass_engine(const problem &p, kernel_isa isa);
 // The dst size from which NT stores pay for an execution on `threads` threads:
 // XINTERP_NT_MIN_BYTES (or the test override) at any thread count, else half the usable
 // last-level cache (usable_llc_bytes, cpu_isa.hpp; Intel: a quarter) on one thread, and on
-// more the whole of it on Zen 3 and half elsewhere (below), at least 4 MiB. A dst that fits the LLC is
-// better left there, for the next op and for repeated runs (on the Zen 3 dev VM, 4 MiB
+// more the whole of it on Zen 3 and half elsewhere (below), at least 4 MiB. A dst that fits
+// the LLC is better left there, for the next op and for repeated runs (on the Zen 3 dev VM, 4 MiB
 // outputs ran 1.4x slower with NT; 16 MiB, 1.1x faster). One core's plain stores reach the LLC
 // more slowly than its NT stores reach DRAM, but two cores' did not on the Zen 3 dev VM (32 MiB
 // LLC): 12-28 MiB outputs ran 0.35-0.9x the time with plain stores on 2 threads and 1.05-1.5x

@@ -308,15 +308,18 @@ namespace {
 // the W step a separable row saves is then less than its trip through scratch. A/B on the
 // same VM against separable: C = 48-217 f32 0.68-0.96x the time (the sweep's 251x1 -> 1690x5
 // C = 217 0.86x, 45x140 -> 237x77 C = 188 0.68x, 80x14 -> 365x19 C = 52 0.85x), f16 C =
-// 80-217 0.72-1.02x; narrower pixels ran 0.85-2.44x direct (seg_8x, C = 21: 1.96x). Not 3-D,
-// where the direct kernel makes 8 W steps per output vector: 2x11x2 -> 1x61x2 C = 69 f32 ran
-// 1.54x the time direct.
+// 80-217 0.72-1.02x; narrower pixels ran 0.85-2.44x direct (seg_8x, C = 21: 1.96x). Only for
+// outputs of 1 MiB or more (all of the above): under 0.5 MiB direct ran f32 0.92-1.43x and
+// f16 1.29-1.92x (38x1 -> 173x1 C = 139, 20x5 -> 100x5 C = 128, 20x6 -> 100x12 C = 96), where
+// the separable rows stay in L2. Not 3-D, where the direct kernel makes 8 W steps per output
+// vector: 2x11x2 -> 1x61x2 C = 69 f32 ran 1.54x the time direct.
 bool separable_pays(const problem &p, const h_links &h, int64_t w, bool native_bf16) {
     if (h.rarely_shared(p)) return false;
     const bool up4 = p.out[1] >= 4 * p.in[1];
     if (w == 16 && p.k == 2) {  // the channel rules, measured in 2-D
-        if (up4 && p.dt == data_type::f32) return p.c < 48;
-        if (up4 && p.dt == data_type::f16) return p.c < 80;
+        const bool big = p.dst_bytes >= (int64_t(1) << 20);
+        if (up4 && big && p.dt == data_type::f32) return p.c < 48;
+        if (up4 && big && p.dt == data_type::f16) return p.c < 80;
         if (!up4 && native_bf16) return !(p.c % 16 == 0 && p.c >= 96);
         if (!up4 && p.dt == data_type::f16) return p.c % 16 != 0 && p.c < 48;
     }

@@ -654,10 +654,10 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
 // 3-D keeps its rule).
 // H up < 4x: native bf16 pixels of 6+ whole vectors go direct, and f16 pixels under 48
 // channels that end in a tail go separable; at 256 bits bf16 stays separable and f16 direct.
-// H up >= 4x: f32 pixels of 48+ channels and f16 ones of 80+ go direct. Bit for bit at the
-// dispatched tier, with row pairs and same-taps runs, at 1 and 2 threads and NT-sized dst: on
-// an AVX512-BF16 host at 512 bits this runs the direct bf16 kernel's pairs and runs (nowhere
-// else: Bochs has no BF16).
+// H up >= 4x, 1 MiB of dst or more: f32 pixels of 48+ channels and f16 ones of 80+ go
+// direct. Bit for bit at the dispatched tier, with row pairs and same-taps runs, at 1 and 2
+// threads and NT-sized dst: on an AVX512-BF16 host at 512 bits this runs the direct bf16
+// kernel's pairs and runs (nowhere else: Bochs has no BF16).
 TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     auto conf = [](int64_t c, data_type t, kernel_isa k) {
         const auto d = problem_builder().src({1, 30, 30, c}).sizes({60, 60}).mode(mode::linear).dt(t);
@@ -682,7 +682,8 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     EXPECT_FALSE(conf5x(48, data_type::f32, core_512).nxc_separable);
     EXPECT_TRUE(conf5x(32, data_type::f32, core_512).nxc_separable);
     EXPECT_TRUE(conf5x(48, data_type::f32, cpu_isa::avx2).nxc_separable);
-    EXPECT_FALSE(conf5x(80, data_type::f16, core_512).nxc_separable);
+    EXPECT_FALSE(conf5x(96, data_type::f16, core_512).nxc_separable);     // 1.1 MiB of dst
+    EXPECT_TRUE(conf5x(80, data_type::f16, core_512).nxc_separable);      // 0.9 MiB: stays in L2
     EXPECT_TRUE(conf5x(64, data_type::f16, core_512).nxc_separable);
     EXPECT_TRUE(conf5x(128, data_type::bf16, bf16_512).nxc_separable);
     // 3-D keeps separable rows (the direct kernel's 8 W steps per output vector).
@@ -698,7 +699,7 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
                                                                         {data_type::f16, 17},
                                                                         {data_type::f16, 40},
                                                                         {data_type::f32, 52},
-                                                                        {data_type::f16, 80}})
+                                                                        {data_type::f16, 96}})
             for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
                      {{11, 9}, {22, 18}}, {{6, 3}, {12, 7}}, {{5, 4}, {7, 9}}, {{4, 5}, {21, 11}}}) {
                 const auto d = problem_builder().src(layout(data_format::nxc, 1, tc.second, cs.first)).sizes(cs.second)
@@ -707,6 +708,14 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
                 ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
                     << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
             }
+        // H 4.2x with 1 MiB or more of dst: f32 C = 52 and f16 C = 96 direct at 512 bits.
+        for (const auto &tc : std::vector<std::pair<data_type, int64_t>>{{data_type::f32, 52}, {data_type::f16, 96}}) {
+            const auto d = problem_builder().src({1, 50, 27, tc.second}).sizes({210, 27}).mode(mode::linear).dt(tc.first);
+            EXPECT_FALSE(make_jit_conf(make_problem(d), core_512).nxc_separable) << describe(d);
+            ++seed;
+            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+        }
     });
 }
 

@@ -161,8 +161,9 @@ h_links scan_h_links(const problem &p, int axis = 1) {
 }
 
 // D pairs pay where at least a quarter of the od repeat the taps of the od before
-// (jit_conf::d_pairs: the direct NXC kernel and the 3-D plane blends alike).
-bool d_taps_repeat(const problem &p) { return scan_h_links(p, 0).same * 4 >= p.out[0]; }
+// (jit_conf::d_pairs: the direct NXC kernel and the 3-D plane blends alike). d: the D axis's
+// scan_h_links.
+bool d_taps_repeat(const problem &p, const h_links &d) { return d.same * 4 >= p.out[0]; }
 
 // The flat rows' limits (jit_can_serve): gathers take signed 32-bit element indices scaled by
 // 4, and records use 32-bit offsets. fc: elements per W column (1 for NCX, C for NXC).
@@ -483,6 +484,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     const int64_t w = c.simd_w;
     c.pass_engine = jit_uses_pass_engine(p, k);
     const h_links hl = lin && c.k >= 2 ? scan_h_links(p) : h_links{};
+    const h_links dl = lin && c.k == 3 ? scan_h_links(p, 0) : h_links{};  // the D axis
     if (!c.pass_engine) {
         c.c_full = c.C / w;
         c.c_tail = c.C % w;
@@ -507,7 +509,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         // C = 16 0.85x, 1.06x; 16x64x64 -> 8x128x128 C = 32 and 9x16x16 -> 3x32x32 C = 64
         // 0.99-1.01x. 16-bit keeps its planes: bf16's separable rows ran those 0.72-1.15x,
         // f16's direct kernel 0.8-1.95x.
-        const bool d_rarely_shared = c.k == 3 && scan_h_links(p, 0).rarely_shared(p, 0);
+        const bool d_rarely_shared = c.k == 3 && dl.rarely_shared(p, 0);
         if (lin && c.k == 3 && !c.narrow && !hl.rarely_shared(p) && !(d_rarely_shared && c.dt == data_type::f32)) {
             const int64_t pad = (c.OW * c.C + w - 1) / w * w, planes = 2 * p.in[1] * pad * 4;
             if (c.esize == 2 ? planes <= jit_conf::kNxcPlanes16 : planes <= jit_conf::kPlaneBudget / 2)
@@ -522,7 +524,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         const int64_t row_out = c.OW * c.C * c.esize, row_in = c.IW * c.C * c.esize;
         if (c.same_pairs && 4 * row_out < (int64_t(1) << 31) && 2 * row_in < (int64_t(1) << 31)) c.same_run = 2;
         if (lin && c.k == 3 && !c.nxc_separable && c.dt != data_type::bf16)  // bf16 is separable anyway
-            c.d_pairs = d_taps_repeat(p);
+            c.d_pairs = d_taps_repeat(p, dl);
         // Nearest, pixels of whole vectors: rows that repeat their src row come in pairs from
         // one call (H up >= 2x; not with NT stores, below), and any other repeat is
         // regenerated; pixels that are not whole vectors copy a repeated row instead. A/B on
@@ -648,17 +650,12 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     // row at a time, ran vol_2x up to 1.75x slower than one, f32 the most): vol_2x 16-bit
     // then runs 0.70-0.87x the time (medians of two runs each), NCX bf16 0.84-1.03x (five
     // runs, median 0.92x); f32, with twice the bytes to read for ownership, ran 1.02-1.07x,
-    // so f32 executions with NT stores keep single planes (c.pairs_nt).
-    if (lin && c.k == 3 && c.plane_mode && !c.fuse_h) {
-        c.d_pairs = d_taps_repeat(p);
-        c.pairs_nt = c.d_pairs && c.nt_eligible && c.esize == 2;
-    }
-    // The direct NXC kernel's D pairs follow the same rule: with NT stores their second row
-    // takes plain ones, which in f32 read twice the bytes for ownership. vol_2x NXC f32 with
-    // NT stores, single rows against pairs (Sapphire Rapids class VM, bench_ab): 0.88x the
-    // time (5.5 ms, where oneDNN took 6.0); with plain stores pairs stay ahead (singles 1.12x).
-    if (lin && c.k == 3 && !c.pass_engine && !c.nxc_separable && c.d_pairs)
-        c.pairs_nt = c.nt_eligible && c.esize == 2;
+    // so f32 executions with NT stores keep single planes (c.pairs_nt). The direct NXC
+    // kernel's D pairs follow the same rule: vol_2x NXC f32 with NT stores, single rows
+    // against pairs (Sapphire Rapids class VM, bench_ab): 0.88x the time (5.5 ms, where oneDNN
+    // took 6.0); with plain stores pairs stay ahead (singles 1.12x).
+    if (lin && c.k == 3 && c.plane_mode && !c.fuse_h) c.d_pairs = d_taps_repeat(p, dl);
+    c.pairs_nt = c.d_pairs && c.nt_eligible && c.esize == 2;
     // Linear W-planes column by column (jit_conf.hpp, wplane_cols). A/B on the dev VM against
     // row by row: c17, c23 and r15to73 NCX 0.93-0.96x the time in f32, 0.90-0.93x in f16 and
     // 0.78-0.95x in bf16; 3-D and flat NXC (C = 3, 5) 0.86-0.95x. Periodic runs: 5/3

@@ -719,6 +719,44 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     });
 }
 
+// Direct NXC 2-D linear at 512 bits: f32 pixels of 25+ channels that end off a cache line
+// (C % 16 != 0) go a row at a time, without row pairs or same-taps runs; narrower ones, whole
+// lines, f16, 256 bits and 3-D D pairs keep theirs. Bit for bit at the dispatched tier, at 1
+// and 2 threads.
+TEST(jit_bitwise, nxc_linear_pairs_by_pixel_lines) {
+    auto conf = [](int64_t c, data_type t, kernel_isa k, std::vector<int64_t> in = {30, 30}, std::vector<int64_t> out = {60, 60}) {
+        const auto d = problem_builder().src(layout(data_format::nxc, 1, c, in)).sizes(out).mode(mode::linear).dt(t);
+        return make_jit_conf(make_problem(d), k);
+    };
+    const kernel_isa core_512(cpu_isa::avx512_core);
+    for (int64_t c : {25, 47, 100, 217}) {
+        const jit_conf j = conf(c, data_type::f32, core_512);
+        EXPECT_TRUE(!j.nxc_separable && !j.same_pairs && !j.row_pairs && j.same_run == 0) << "C = " << c;
+    }
+    EXPECT_TRUE(conf(17, data_type::f32, core_512).same_pairs);
+    EXPECT_TRUE(conf(24, data_type::f32, core_512).same_pairs);
+    EXPECT_TRUE(conf(128, data_type::f32, core_512).same_pairs);
+    EXPECT_TRUE(conf(217, data_type::f32, cpu_isa::avx2).same_pairs);
+    EXPECT_FALSE(conf(52, data_type::f16, core_512).nxc_separable);
+    EXPECT_TRUE(conf(52, data_type::f16, core_512).same_pairs);
+    EXPECT_TRUE(conf(217, data_type::f32, core_512, {5, 10, 10}, {10, 20, 20}).d_pairs);
+    REQUIRE_AVX2();
+    threads_and_spelling_restore restore;
+    uint32_t seed = 950;
+    for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        for (int64_t c : {24, 25, 33, 217})
+            for (auto ct : {coordinate_transformation_mode::half_pixel, coordinate_transformation_mode::align_corners})
+                for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+                         {{9, 1}, {40, 5}}, {{6, 5}, {12, 10}}, {{5, 7}, {11, 9}}}) {
+                    const auto d = problem_builder().src(layout(data_format::nxc, 1, c, cs.first)).sizes(cs.second)
+                                       .mode(mode::linear).ctm(ct).dt(data_type::f32);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads;
+                }
+    }
+}
+
 // Direct NXC 3-D linear in D pairs: rows (od, oh) and (od + 1, oh) with the same D taps share
 // their W and H steps. At 1 and 2 threads (a split can separate a pair's rows, which then go
 // singly), with NT-sized dst (a pair's first row takes NT stores, its second plain ones). The

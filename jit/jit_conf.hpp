@@ -263,6 +263,8 @@ struct jit_conf {
     // kernel's W step: f32 up to half kPlaneBudget, 16-bit up to kNxcPlanes16 of per-thread
     // scratch (jit_conf.cpp).
     static constexpr int64_t kNxcPlanes16 = int64_t(4) << 20;
+    // f16 at 512 bits: up to 1.5 MiB; past it the direct kernel's D pairs (jit_conf.cpp).
+    static constexpr int64_t kNxcPlanesF16Zmm = int64_t(3) << 19;
     bool plane_mode = false;
     // Fused 3-D plane mode where every H-plane of a plane fits kVolBudget (n_wplanes = ID):
     // per thread range and plane, one fused call per src D slice that the range's rows use,

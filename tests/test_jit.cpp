@@ -769,6 +769,16 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
     EXPECT_FALSE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({8, 128, 128}).mode(mode::linear)).d_pairs);  // D down
     const jit_conf vb = conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear).dt(data_type::bf16));
     EXPECT_TRUE(vb.nxc_separable && vb.plane_mode && vb.d_pairs);  // bf16 is separable: the plane blends' pairs
+    {  // f16 at 512 bits: W-planes up to 1.5 MiB, past it the direct kernel's D pairs
+        const kernel_isa core_512(cpu_isa::avx512_core);
+        auto vol16 = [](int64_t c) { return make_problem(problem_builder().src({1, 16, 64, 64, c}).sizes({32, 128, 128}).mode(mode::linear).dt(data_type::f16)); };
+        const jit_conf big = make_jit_conf(vol16(32), core_512), fits = make_jit_conf(vol16(24), core_512);  // 2 and 1.5 MiB
+        EXPECT_TRUE(!big.nxc_separable && big.d_pairs);
+        EXPECT_TRUE(fits.nxc_separable && fits.plane_mode);
+        EXPECT_TRUE(make_jit_conf(vol16(32), cpu_isa::avx2).nxc_separable);  // 256 bits: up to 4 MiB
+        const auto vol_bf16 = problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear).dt(data_type::bf16);
+        EXPECT_TRUE(make_jit_conf(make_problem(vol_bf16), kernel_isa(cpu_isa::avx512_core_bf16)).nxc_separable);
+    }
     {  // NT executions: f32 writes single rows, 16-bit pairs its second row with plain stores
         nt_threshold nt(1);
         const auto big = problem_builder().src({1, 4, 64, 16, 8}).sizes({8, 130, 32}).mode(mode::linear);

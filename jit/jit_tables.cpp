@@ -255,8 +255,13 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
         // (bytes 2k, 2k + 1 into lane l's two bytes), or for bf16 linear put it into the top
         // half of lane l's dword, which is its f32.
         const bool word_ctrl = c.shuf_windows || (!lin && c.window && c.esize == 2 && sw == 8);
+        // AVX-512 16-bit nearest windows: vpermw word controls, record v's 16 then record
+        // v + 1's (plus 16, the pair's upper window) in the same 64 bytes (jit_ncx_wpass).
+        const bool word_idx = !lin && c.window && c.esize == 2 && sw == 16;
         auto put_index = [&](size_t at, int64_t l, int32_t k) {
-            if (word_ctrl && lin && c.dt == data_type::bf16) {
+            if (word_idx) {
+                put<uint16_t>(t.wtab, at + 2 * l, static_cast<uint16_t>(k));
+            } else if (word_ctrl && lin && c.dt == data_type::bf16) {
                 put<uint32_t>(t.wtab, at + 4 * l, 0x8080u | uint32_t(2 * k) << 16 | uint32_t(2 * k + 1) << 24);
             } else if (word_ctrl) {
                 t.wtab[at + 2 * l] = static_cast<uint8_t>(2 * k);
@@ -293,6 +298,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
                 // 16-bit nearest: also in the upper half of the record before's controls, which
                 // the word-pair path reads as one 32-byte vpshufb control (jit_ncx_wpass).
                 if (word_ctrl && !lin && v > 0) put_index(rec - c.rec_bytes + V + 16, l, r.ia[l]);
+                if (word_idx && v > 0) put_index(rec - c.rec_bytes + V + 32, l, 16 + r.ia[l]);
                 if (lin) {
                     put_index(rec + 2 * V, l, r.ib[l]);
                     put<float>(t.wtab, rec + 3 * V + 4 * l, r.w0[l]);

@@ -719,6 +719,34 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     });
 }
 
+// 16-bit nearest rows with windows at 512 bits (jit_ncx_wpass::nearest_word_pair): two
+// records' windows in one zmm, one vpermw, one 64-byte store (two 32-byte NT stores where rows
+// are not whole pairs), the last odd vector and the tail alone; short windows (rows under 16
+// elements, loaded under a mask) a vector at a time. With H up (rows written twice), NT-sized
+// dst and 1 and 2 threads, bit for bit; at 512 bits the kernels spell vpermw.
+TEST(jit_bitwise, nearest_word_pairs) {
+    REQUIRE_AVX2();
+    bool saw = false, any512 = false;
+    uint32_t seed = 1300;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (auto t : {data_type::bf16, data_type::f16})
+            for (auto f : kFmts)
+                for (auto ct : kCtms)
+                    for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+                             {{5, 7}, {11, 16}}, {{6, 9}, {12, 32}}, {{4, 13}, {9, 33}}, {{7, 20}, {14, 47}},
+                             {{3, 30}, {7, 64}}, {{5, 31}, {5, 65}}, {{4, 5}, {8, 33}}, {{9, 40}, {18, 96}}}) {
+                        const auto d = problem_builder().src(layout(f, 1, f == data_format::ncx ? 3 : 1, cs.first))
+                                           .sizes(cs.second).fmt(f).mode(mode::nearest).ctm(ct).dt(t);
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                        primitive_desc pd(d);
+                        any512 = any512 || pd.vector_bits() == 512;
+                        saw = saw || primitive(pd).dump_asm().find("vpermw") != std::string::npos;
+                    }
+    });
+    EXPECT_EQ(saw, any512) << "the 512-bit 16-bit nearest rows pick words with vpermw, and only they";
+}
+
 // Direct NXC 2-D linear at 512 bits: f32 pixels of 25+ channels that end off a cache line
 // (C % 16 != 0) go a row at a time, without row pairs or same-taps runs; narrower ones, whole
 // lines, f16, 256 bits and 3-D D pairs keep theirs. Bit for bit at the dispatched tier, at 1

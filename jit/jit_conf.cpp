@@ -510,8 +510,8 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         // 0.99-1.01x. 16-bit keeps its planes: bf16's separable rows ran those 0.72-1.15x,
         // f16's direct kernel 0.8-1.95x.
         // f16 at 512 bits keeps W-planes up to 1.5 MiB only: two planes of 2 MiB or more fill
-        // the L2 (2 MiB a core on the Sapphire and Emerald Rapids VMs), and there the direct
-        // kernel's D pairs took 0.62-0.74x the time (Emerald Rapids VM, bench_ab: vol_2x
+        // the L2 (2 MiB a core on the Sapphire Rapids class and Xeon dev VMs), and there the direct
+        // kernel's D pairs took 0.62-0.74x the time (Xeon dev VM, Emerald Rapids, bench_ab: vol_2x
         // 0.62-0.65x, 8x64x64 -> 16x128x128 C = 32 0.74x, C = 48 (3 MiB) 0.62x; Sapphire
         // Rapids VM vol_2x 0.76-0.80x), where planes of 1-1.6 MB ran direct 1.01-1.45x
         // (16x64x64 -> 32x128x128 C = 16 1.45x, C = 24 1.01x, 16x56x56 -> 32x112x112 C = 32
@@ -525,7 +525,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         }
         // 2-D pairs, not for 512-bit f32 pixels of 25+ channels that end off a cache line
         // (C % 16 != 0): there every store crosses a line, and two output rows written a
-        // vector each in turn ran slower than one row at a time. A/B on the Emerald Rapids VM
+        // vector each in turn ran slower than one row at a time. A/B on the Xeon dev VM (Emerald Rapids)
         // (bench_ab, single rows against pairs and runs, 1 thread, dst in L2): 33x33 -> 65x65
         // C = 25-90 0.43-0.96x the time (median of two runs each: C = 25 0.69x, 47 0.56x, 63
         // 0.67x, 90 0.72x), 30x30 -> 60x60 C = 100 0.77x, C = 188 0.83x, C = 217 0.67x, 40x10

@@ -723,7 +723,8 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
 // records' windows in one zmm, one vpermw, one 64-byte store (two 32-byte NT stores where rows
 // are not whole pairs), the last odd vector and the tail alone; short windows (rows under 16
 // elements, loaded under a mask) a vector at a time. With H up (rows written twice), NT-sized
-// dst and 1 and 2 threads, bit for bit; at 512 bits the kernels spell vpermw.
+// dst and 1 and 2 threads, NCX rows and NXC flat rows (C = 3), bit for bit; at 512 bits the
+// kernels spell vpermw.
 TEST(jit_bitwise, nearest_word_pairs) {
     REQUIRE_AVX2();
     bool saw = false, any512 = false;
@@ -735,7 +736,7 @@ TEST(jit_bitwise, nearest_word_pairs) {
                     for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
                              {{5, 7}, {11, 16}}, {{6, 9}, {12, 32}}, {{4, 13}, {9, 33}}, {{7, 20}, {14, 47}},
                              {{3, 30}, {7, 64}}, {{5, 31}, {5, 65}}, {{4, 5}, {8, 33}}, {{9, 40}, {18, 96}}}) {
-                        const auto d = problem_builder().src(layout(f, 1, f == data_format::ncx ? 3 : 1, cs.first))
+                        const auto d = problem_builder().src(layout(f, 1, 3, cs.first))
                                            .sizes(cs.second).fmt(f).mode(mode::nearest).ctm(ct).dt(t);
                         ++seed;
                         ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;

@@ -51,7 +51,7 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.flat_w = false;
     c.flat_c = 1;
     set_row_lengths(c, row_in, row_out);
-    c.window = c.shuf_windows = c.pair_tail = false;
+    c.window = c.window2 = c.shuf_windows = c.pair_tail = false;
     c.pair_vecs = 0;
     c.gather_by_insert = insert_spelling(c.isa);
     c.rec_bytes = static_cast<int>(((1 << c.k) + 2 * c.k) * w * 4);
@@ -78,8 +78,9 @@ template <class Taps>
 void scan_windows(jit_conf &c, const Taps &taps, bool lin) {
     const int64_t w = c.simd_w;
     c.window = c.row_in >= w || c.isa >= cpu_isa::avx512_core;
+    bool window2 = w == 16 && c.row_in >= 2 * w;  // jit_conf::window2, while it holds
     bool pairs_open = lin;  // still counting window pairs (see pair_vecs)
-    for (int64_t v = 0; v < c.ow_vecs && c.window; ++v) {
+    for (int64_t v = 0; v < c.ow_vecs && (c.window || window2); ++v) {
         int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {-1, -1};
         bool neighbours = true;
         int64_t col = -1, tap[2] = {0, 0};  // output column o and its src columns i0, i1
@@ -98,12 +99,14 @@ void scan_windows(jit_conf &c, const Taps &taps, bool lin) {
             }
             if (++ch == c.flat_c) ch = 0, ++o;
         }
-        c.window = hi[0] - lo[0] < w && hi[1] - lo[1] < w;
+        c.window = c.window && hi[0] - lo[0] < w && hi[1] - lo[1] < w;
+        window2 = window2 && hi[0] - lo[0] < 2 * w && hi[1] - lo[1] < 2 * w;
         pairs_open = pairs_open && neighbours && hi[1] - lo[0] < w;
         if (pairs_open && v < c.ow_full) ++c.pair_vecs;
         else if (pairs_open) c.pair_tail = true;
     }
     if (!c.window) c.pair_vecs = 0, c.pair_tail = false;
+    c.window2 = !c.window && window2;
 }
 
 std::atomic<size_t> g_nt_min_override{0}, g_nt_min_override_more{0};
@@ -725,7 +728,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     //   12x12x12 -> 20x4x6 took 2.8x the time flat).
     const bool thin = 8 * c.OW <= (c.fuse_h ? 3 : 1) * w;
     const bool small_slices = c.OW < w && p.out[1] * c.OW <= 2 * w;
-    const bool gathered_rows = c.k == 2 && c.fuse_h && !c.window && c.pair_vecs == 0 && !c.pair_tail && 10 * w * c.ow_vecs >= 13 * c.OW;
+    const bool gathered_rows = c.k == 2 && c.fuse_h && !c.window && !c.window2 && c.pair_vecs == 0 && !c.pair_tail && 10 * w * c.ow_vecs >= 13 * c.OW;
     if (lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && !c.unit_w && (thin || small_slices || gathered_rows) &&
         p.out[0] * p.out[1] * p.out[2] <= jit_conf::kFlatMaxOut && p.in[0] * p.in[1] * p.in[2] < jit_conf::kFlatMaxIn)
         set_flat(c, p, p.in[0] * p.in[1] * p.in[2], p.out[0] * p.out[1] * p.out[2]);

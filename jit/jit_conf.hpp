@@ -160,6 +160,11 @@ struct jit_conf {
     static constexpr int64_t kFlatWMaxOut = int64_t(1) << 18;
     int64_t ow_full = 0, ow_tail = 0, ow_pad = 0, ow_vecs = 0;
     bool window = false;
+    // 512 bits, no window: every vector's taps lie in 2 * simd_w consecutive elements (W
+    // downsampled by under 2x: 1080p -> 720p), rows of 2 * simd_w or more. Each tap set is
+    // then two window loads and one vpermt2ps (its index picks from both) instead of a gather;
+    // the records keep the window layout (bases, indices from them up to 31). jit_conf.cpp.
+    bool window2 = false;
     // AVX-512 rows shorter than a vector (row_in < simd_w): every vector's taps lie in the whole
     // row, so the row is each vector's window, at base 0, loaded under an opmask of row_in lanes
     // (nothing past the row is read) and zero above them. Where the 16-lane gathers took every

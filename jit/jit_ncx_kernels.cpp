@@ -203,6 +203,25 @@ void jit_ncx_wpass<isa>::select(const Vmm &dst, const Vmm &idx, const Vmm &win) 
     vpermps(dst, idx, win);
 }
 
+// Two window loads and one two-table permute (the index's bit 4 picks the upper window), where
+// a 16-lane gather took each lane alone.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::select2(const Reg64 &row, const Reg64 &base, int idx_off, const Vmm &dst, const Vmm &hi, bool as_float) {
+    if constexpr (kEvex) {
+        const int esz = conf_.esize;
+        const Address lo_at = ptr[row + base * esz], hi_at = ptr[row + base * esz + simd_w * esz];
+        if (as_float || esz == 4) {
+            load_f32(as_float ? conf_.dt : data_type::f32, dst, lo_at, simd_w);
+            load_f32(as_float ? conf_.dt : data_type::f32, hi, hi_at, simd_w);
+        } else {
+            load_u32(dst, lo_at, simd_w);
+            load_u32(hi, hi_at, simd_w);
+        }
+        load_idx(idx_off);
+        vpermt2ps(dst, vmm_idx, hi);
+    }
+}
+
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::load_idx(int off) {
     if constexpr (kEvex) vmovdqu32(vmm_idx, ptr[tab(off)]);
@@ -325,6 +344,9 @@ void jit_ncx_wpass<isa>::nearest_vector(int64_t n) {
         movsxd(reg_ba, dword[tab()]);
         load_idx(V);
         vpermd(vmm_a, vmm_idx, ptr[reg_src + reg_ba * 4]);
+    } else if (c.window2) {
+        movsxd(reg_ba, dword[tab()]);
+        select2(reg_src, reg_ba, V, vmm_a, Vmm(kT0), false);
     } else {
         gather(reg_src, vmm_a, V, false);
     }
@@ -344,6 +366,11 @@ void jit_ncx_wpass<isa>::linear_w(const Reg64 &row, const Vmm &r, bool pairs) {
         vpaddd(vmm_idx_b, vmm_flat_c, ptr[tab(V)]);  // from memory: the selects stay independent
         select(vmm_a, vmm_idx, vmm_b);
         select(vmm_b, vmm_idx_b, vmm_b);
+    } else if (c.window2) {
+        movsxd(reg_ba, dword[tab()]);
+        movsxd(reg_bb, dword[tab(4)]);
+        select2(row, reg_ba, V, vmm_a, Vmm(kT0), true);
+        select2(row, reg_bb, 2 * V, vmm_b, Vmm(kT1), true);
     } else if (c.window) {
         // Each tap set lies in simd_w consecutive elements: one load and one select apiece.
         movsxd(reg_ba, dword[tab()]);

@@ -57,7 +57,7 @@ private:
     // row's last element in every word (row a, the fused row b), set as a row begins, and
     // row_in - 1 in every lane. Free on the gather path: the window pairs, columns, up2 and
     // h2 that take these registers run on windows, the tap pairs on the insert spelling.
-    bool dword_words() const { return !conf_.window && conf_.esize == 2 && !conf_.gather_by_insert; }
+    bool dword_words() const { return !conf_.window && !conf_.window2 && conf_.esize == 2 && !conf_.gather_by_insert; }
     void load_last(const Xbyak::Reg64 &row, const Vmm &v);
     void last_index();  // vmm_last_idx
     const Vmm vmm_last_idx = Vmm(12), vmm_last = Vmm(13), vmm_last_b = Vmm(15);
@@ -71,6 +71,10 @@ private:
     // (or, conf.shuf_windows, vpshufb controls) in idx: vpermps, or vpshufb (and f16's vcvtph2ps).
     void load_window(const Vmm &v, const Xbyak::Address &a);
     void select(const Vmm &dst, const Vmm &idx, const Vmm &win);
+    // conf.window2: the tap set at record offset idx_off from the 2 * simd_w elements at base
+    // (a register, in elements) of row: into dst, through hi (a temporary). as_float: f32 lanes
+    // of the dtype (linear); else the elements' bits zero-extended to dwords (nearest).
+    void select2(const Xbyak::Reg64 &row, const Xbyak::Reg64 &base, int idx_off, const Vmm &dst, const Vmm &hi, bool as_float);
     void store_xwords(const Xbyak::Xmm &x, int64_t n);
     void nearest_vector(int64_t n);
     bool word_pairs() const;   // AVX2 16-bit nearest windows: output vectors two at a time

@@ -38,10 +38,11 @@ void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t 
     }
     // Window bases: the lowest tap of the vector, moved left so the window stays in the row.
     r.base[0] = r.base[1] = 0;
-    if (c.window) {
+    if (c.window || c.window2) {
+        const int64_t span = c.window2 ? 2 * sw : sw;
         int64_t lo[2] = {c.row_in, c.row_in};
         for (int64_t l = 0; l < n_real; ++l) lo[0] = std::min(lo[0], t0[l]), lo[1] = std::min(lo[1], t1[l]);
-        for (int i = 0; i < 2; ++i) r.base[i] = std::max<int64_t>(0, std::min(lo[i], c.row_in - sw));  // short rows: 0
+        for (int i = 0; i < 2; ++i) r.base[i] = std::max<int64_t>(0, std::min(lo[i], c.row_in - span));  // short rows: 0
     }
     // Padding lanes point at the bases with weight 0.
     for (int64_t l = 0; l < sw; ++l) {
@@ -274,7 +275,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
         for (int64_t v = 0; v < c.ow_vecs; ++v) {
             const size_t rec = static_cast<size_t>(v * c.rec_bytes);
             make_pass_record(c, w, lin, v, r);
-            if (c.window) {
+            if (c.window || c.window2) {
                 put<int32_t>(t.wtab, rec, static_cast<int32_t>(r.base[0]));
                 put<int32_t>(t.wtab, rec + 4, static_cast<int32_t>(r.base[1]));
             }

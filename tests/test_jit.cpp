@@ -748,6 +748,48 @@ TEST(jit_bitwise, nearest_word_pairs) {
     EXPECT_EQ(saw, any512) << "the 512-bit 16-bit nearest rows pick words with vpermw, and only they";
 }
 
+// 512-bit rows whose vectors' taps span 17-32 src elements (W down by under 2x) select each
+// tap set from two windows with vpermt2ps (jit_conf::window2) instead of gathering: NCX rows
+// and NXC flat rows, nearest and linear, every dtype, rows of exactly 32 src elements (the
+// first that qualify) and 31 (gathers), tails, fused H steps (H down), planes, 3-D, NaN and
+// inf bits through nearest, 1 and 2 threads with NT stores. The conf picks window2 at 512
+// bits only, and the 512-bit kernels spell vpermt2ps.
+TEST(jit_bitwise, two_window_rows) {
+    auto conf = [](int64_t iw, int64_t ow, kernel_isa k) {
+        const auto d = problem_builder().src({1, 2, 5, iw}).sizes({7, ow}).fmt(data_format::ncx).mode(mode::linear);
+        return make_jit_conf(make_problem(d), k);
+    };
+    const kernel_isa core_512(cpu_isa::avx512_core);
+    EXPECT_TRUE(conf(39, 36, core_512).window2 && !conf(39, 36, core_512).window);
+    EXPECT_TRUE(conf(32, 17, core_512).window2);
+    EXPECT_FALSE(conf(31, 17, core_512).window2);      // under 2 * simd_w src elements
+    EXPECT_FALSE(conf(100, 40, core_512).window2);     // 2.5x down: 40 elements per vector
+    EXPECT_FALSE(conf(20, 40, core_512).window2);      // up: one window serves
+    EXPECT_FALSE(conf(39, 36, cpu_isa::avx2).window2);
+    REQUIRE_AVX2();
+    bool saw = false, any512 = false;
+    uint32_t seed = 1500;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (auto t : kTypes)
+            for (auto m : kModes)
+                for (const auto &cs : std::vector<std::tuple<data_format, int64_t, std::vector<int64_t>, std::vector<int64_t>>>{
+                         {data_format::ncx, 3, {5, 39}, {7, 36}}, {data_format::ncx, 2, {9, 32}, {4, 17}},
+                         {data_format::ncx, 2, {6, 31}, {6, 17}}, {data_format::ncx, 1, {8, 100}, {5, 51}},
+                         {data_format::ncx, 2, {30, 64}, {9, 63}}, {data_format::ncx, 2, {4, 6, 50}, {3, 4, 33}},
+                         {data_format::ncx, 1, {40, 97}, {40, 60}}, {data_format::nxc, 3, {5, 40}, {8, 27}},
+                         {data_format::nxc, 2, {6, 70}, {3, 41}}}) {
+                    const auto &[f, c, in, out] = cs;
+                    const auto d = problem_builder().src(layout(f, 1, c, in)).sizes(out).fmt(f).mode(m).dt(t);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                    primitive_desc pd(d);
+                    any512 = any512 || pd.vector_bits() == 512;
+                    saw = saw || primitive(pd).dump_asm().find("vpermt2ps") != std::string::npos;
+                }
+    });
+    EXPECT_EQ(saw, any512) << "the 512-bit rows take two windows, and only they";
+}
+
 // Direct NXC 2-D linear at 512 bits: f32 pixels of 25+ channels that end off a cache line
 // (C % 16 != 0) go a row at a time, without row pairs or same-taps runs; narrower ones, whole
 // lines, f16, 256 bits and 3-D D pairs keep theirs. Bit for bit at the dispatched tier, at 1

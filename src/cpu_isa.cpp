@@ -300,6 +300,9 @@ bool ymm_pays_for_gathers(const problem &p) {
     const int a = ncx_rows ? 2 - std::min(trailing_unit_axes(p), p.k - 1) : 2;
     const int64_t iw = p.in[a], ow = p.out[a];
     if (ow >= iw) return false;
+    // NCX rows down by 1.8x or less (of 32+ elements) select from two windows at 512 bits
+    // (jit_conf::window2) and gather nothing there.
+    if (ncx_rows && iw >= 32 && 5 * iw <= 9 * ow) return false;
     if (p.algorithm == alg::linear) return ncx_rows || p.c < 8;
     return ncx_rows && (iw > 32 || ow >= 16);
 }

@@ -82,10 +82,15 @@ constexpr const char *kZmmPaysRule = "512 for linear NCX with W rows of 16+ src 
 // Ice Lake Xeon VM, same process: r525to5 NCX linear 1.0-1.1 us at 256 against 1.6 at 512,
 // img_down NCX linear f32 629 against 976 us, f16 248 against 488, nearest f32 242 against
 // 496; bench_isas --sweep 60 (seeds 77 and 99, 240 shapes per dtype) always 512 took
-// 1.10-1.18x the time of this rule, and always 256 1.05-1.13x. O(1).
+// 1.10-1.18x the time of this rule, and always 256 1.05-1.13x. But NCX rows of 32+ elements
+// down by 1.8x or less keep 512 bits: there the 512-bit kernels select from two windows
+// (jit_conf::window2) and gather nothing. On the Xeon dev VM (fast gathers), against the
+// 256-bit kernels with their inserts (the slow-gather spelling, forced): 540x960 -> 360x640,
+// 100x300 -> 70x200 and 64x128 -> 40x100 NCX, both modes, f32 and bf16, 0.30-0.96x the time
+// (two runs each; against vgatherdps at 256 bits 0.38-1.05x). O(1).
 bool ymm_pays_for_gathers(const problem &p);
 constexpr const char *kYmmForGathersRule =
-    "256 where W is downsampled in NCX rows (nearest: 33+ elements or 16+ outputs) or linear NXC with C < 8 (slow gathers)";
+    "256 where W is downsampled in NCX rows (by more than 1.8x or rows under 32; nearest: 33+ elements or 16+ outputs) or linear NXC with C < 8 (slow gathers)";
 // Whether the hints choose the width per problem (automatic, and AVX-512 on 256-bit units or
 // slow gathers), and that rule in words (nullptr where they do not).
 bool width_per_problem();

@@ -235,8 +235,14 @@ TEST_F(cache_test, automatic_hints_narrow_gathered_rows_where_gathers_are_slow) 
     EXPECT_TRUE(ymm_pays_for_gathers(prob(ncx, nn, 3, {9, 18}, {9, 17})));          // nearest, 16+ outputs
     EXPECT_FALSE(ymm_pays_for_gathers(prob(ncx, nn, 3, {9, 17}, {9, 6})));          // one 512-bit window
     EXPECT_FALSE(ymm_pays_for_gathers(prob(nxc, nn, 3, {1080, 1920}, {224, 224}))); // nearest pixels
+    EXPECT_FALSE(ymm_pays_for_gathers(prob(ncx, lin, 3, {1080, 1920}, {720, 1280}))); // 1.5x down: two windows at 512
+    EXPECT_FALSE(ymm_pays_for_gathers(prob(ncx, nn, 3, {1080, 1920}, {720, 1280})));
+    EXPECT_FALSE(ymm_pays_for_gathers(prob(ncx, lin, 3, {9, 36}, {9, 20})));         // 1.8x
+    EXPECT_TRUE(ymm_pays_for_gathers(prob(ncx, lin, 3, {9, 37}, {9, 20})));          // 1.85x
+    EXPECT_TRUE(ymm_pays_for_gathers(prob(ncx, lin, 3, {9, 31}, {9, 20})));          // rows under 32
     EXPECT_TRUE(ymm_pays_for_gathers(prob(nxc, nn, 1, {1080, 1920}, {224, 224})));  // C = 1: NCX rows
-    EXPECT_TRUE(ymm_pays_for_gathers(prob(ncx, lin, 130, {372, 1}, {368, 1})));     // W 1 -> 1: H is the row
+    EXPECT_TRUE(ymm_pays_for_gathers(prob(ncx, lin, 130, {372, 1}, {100, 1})));     // W 1 -> 1: H is the row
+    EXPECT_FALSE(ymm_pays_for_gathers(prob(ncx, lin, 130, {372, 1}, {368, 1})));    // that row down 1.01x: two windows
     EXPECT_FALSE(ymm_pays_for_gathers(prob(ncx, lin, 3, {224, 224}, {512, 512})));  // W up
     EXPECT_FALSE(ymm_pays_for_gathers(prob(ncx, lin, 3, {40, 40}, {20, 40})));      // H down only
     EXPECT_FALSE(ymm_pays_for_gathers(prob(ncx, lin, 3, {1, 1}, {1, 1})));          // every axis unit

@@ -180,6 +180,13 @@ linear_tap w_tap(const problem &p, int64_t o) { return linear_coord(o, p.in[2], 
 
 // Whether flat rows of p.c channels would have windows at isa (scan_windows), from p's W taps
 // alone (nearest: its index as both): the narrow-pixel rules ask before any table is built.
+// Two windows (window2, 512 bits) count for C <= 4: against narrow pixels, flat rows that
+// select from two windows took 0.2-0.97x the time there (Xeon dev VM, xinterp bench
+// alternating, both modes, f32 and bf16: 540x960 -> 360x640 C = 3 0.40-0.97x, 100x300 ->
+// 70x200 C = 4 0.30-0.86x, 64x128 -> 40x100 C = 2 0.19-0.60x; bench_ab, every dtype:
+// 300x400 -> 250x300 C = 4 0.38-0.91x, 1080x1920 -> 720x1280 C = 3 0.63-0.86x, f32 linear
+// 0.86-1.11x), but 0.64-1.13x at C = 8 and 1.07-1.43x at C = 12 (100x200 -> 80x120), where a
+// vector holds one or two pixels and a narrow pixel is a vector already.
 bool flat_rows_have_windows(const problem &p, cpu_isa isa) {
     jit_conf f;
     f.isa = isa, f.simd_w = simd_w_of(isa), f.IW = p.in[2], f.OW = p.out[2];
@@ -190,7 +197,7 @@ bool flat_rows_have_windows(const problem &p, cpu_isa isa) {
         const int64_t i = nearest_index(o, p.in[2], p.out[2], p.ctm);
         return linear_tap{i, i, 1.f, 0.f};
     }, lin);
-    return f.window;
+    return f.window || (f.window2 && p.c <= 4);
 }
 
 // jit_conf::edge_px for narrow pixels of w lanes: from the first output pixel whose forward

@@ -766,6 +766,16 @@ TEST(jit_bitwise, two_window_rows) {
     EXPECT_FALSE(conf(100, 40, core_512).window2);     // 2.5x down: 40 elements per vector
     EXPECT_FALSE(conf(20, 40, core_512).window2);      // up: one window serves
     EXPECT_FALSE(conf(39, 36, cpu_isa::avx2).window2);
+    // NXC pixels of C <= 4 take flat rows with two windows over narrow pixels; C = 12 keeps
+    // narrow pixels.
+    auto nxc = [](int64_t c, mode m) {
+        return make_problem(problem_builder().src({1, 100, 300, c}).sizes({70, 200}).mode(m));
+    };
+    for (mode m : kModes) {
+        EXPECT_TRUE(jit_uses_pass_engine(nxc(4, m), core_512));
+        EXPECT_TRUE(make_jit_conf(nxc(4, m), core_512).window2);
+        EXPECT_FALSE(jit_uses_pass_engine(nxc(12, m), core_512));
+    }
     REQUIRE_AVX2();
     bool saw = false, any512 = false;
     uint32_t seed = 1500;

@@ -259,49 +259,38 @@ template <cpu_isa isa>
 void jit_ncx_wpass<isa>::nearest_word_pair() {
     const jit_conf &c = conf_;
     const int V = simd_w * 4;
-    if constexpr (kEvex) {
-        const Zmm za(vmm_a.getIdx()), zi(vmm_idx.getIdx());
-        const Ymm ya(vmm_a.getIdx()), yt(vmm_idx.getIdx());
-        movsxd(reg_ba, dword[tab()]);
-        movsxd(reg_bb, dword[tab(c.rec_bytes)]);
-        vmovdqu(ya, ptr[reg_src + reg_ba * 2]);
-        vinserti64x4(za, za, ptr[reg_src + reg_bb * 2], 1);
-        vmovdqu16(zi, ptr[tab(V)]);
-        vpermw(za, zi, za);
-        // NT: dst is 64-byte aligned (use_nt) and rows whole vectors (32 bytes), so a pair is
-        // one aligned 64-byte store only where rows are whole pairs; else two 32-byte ones.
-        const bool split_nt = nt_ && c.dst_row_bytes % 64 != 0;
-        if (split_nt) vextracti64x4(yt, za, 1);
-        for (int r = 0; r <= dup_; ++r) {
-            const int64_t off = r * c.dst_row_bytes;
-            if (split_nt) {
-                vmovntdq(ptr[out() + off], ya);
-                vmovntdq(ptr[out() + off + 32], yt);
-            } else if (nt_) {
-                vmovntdq(ptr[out() + off], za);
-            } else {
-                vmovdqu16(ptr[out() + off], za);
-            }
-        }
-        return;
-    }
-    const Xmm xa(vmm_a.getIdx()), xt(vmm_idx.getIdx());
+    // The two records' windows in the two halves of vmm_a, then one shuffle picks both vectors.
+    using Half = typename std::conditional<kEvex, Ymm, Xmm>::type;
+    const Half lo(vmm_a.getIdx()), hi(vmm_idx.getIdx());  // hi: free once the shuffle is done
     movsxd(reg_ba, dword[tab()]);
     movsxd(reg_bb, dword[tab(c.rec_bytes)]);
-    vmovdqu(xa, ptr[reg_src + reg_ba * 2]);
-    vinserti128(vmm_a, vmm_a, ptr[reg_src + reg_bb * 2], 1);
-    vpshufb(vmm_a, vmm_a, ptr[tab(V)]);
-    // NT stores need 32-byte alignment: pairs start at even vectors of 32-byte aligned rows
-    // only when a row is whole pairs; else each half goes as its own 16-byte store.
-    const bool split_nt = nt_ && c.dst_row_bytes % 32 != 0;
-    if (split_nt) vextracti128(xt, vmm_a, 1);
+    vmovdqu(lo, ptr[reg_src + reg_ba * 2]);
+    if constexpr (kEvex) {
+        vinserti64x4(vmm_a, vmm_a, ptr[reg_src + reg_bb * 2], 1);
+        vmovdqu16(vmm_idx, ptr[tab(V)]);
+        vpermw(vmm_a, vmm_idx, vmm_a);
+    } else {
+        vinserti128(vmm_a, vmm_a, ptr[reg_src + reg_bb * 2], 1);
+        vpshufb(vmm_a, vmm_a, ptr[tab(V)]);
+    }
+    // NT stores need the pair's alignment (32 bytes AVX2, 64 AVX-512): pairs start at even
+    // vectors of aligned rows only when a row is whole pairs; else each half goes as its own
+    // NT store, aligned to a vector (rows are whole vectors where NT stores run).
+    const int half_bytes = simd_w * 2;
+    const bool split_nt = nt_ && c.dst_row_bytes % (2 * half_bytes) != 0;
+    if (split_nt) {
+        if constexpr (kEvex) vextracti64x4(hi, vmm_a, 1);
+        else vextracti128(hi, vmm_a, 1);
+    }
     for (int r = 0; r <= dup_; ++r) {
         const int64_t off = r * c.dst_row_bytes;
         if (split_nt) {
-            vmovntdq(ptr[out() + off], xa);
-            vmovntdq(ptr[out() + off + 16], xt);
+            vmovntdq(ptr[out() + off], lo);
+            vmovntdq(ptr[out() + off + half_bytes], hi);
         } else if (nt_) {
             vmovntdq(ptr[out() + off], vmm_a);
+        } else if constexpr (kEvex) {
+            vmovdqu16(ptr[out() + off], vmm_a);
         } else {
             vmovdqu(ptr[out() + off], vmm_a);
         }

@@ -70,8 +70,9 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.dst_row_bytes = c.row_out * c.esize;
 }
 
-// jit_conf::window, pair_vecs and pair_tail of flat rows (set_flat_rows): the window path
-// needs each vector's i0 (and i1) within simd_w consecutive elements. taps(o): output column
+// jit_conf::window, window2, pair_vecs and pair_tail of flat rows (set_flat_rows): the window
+// path needs each vector's i0 (and i1) within simd_w consecutive elements, the two-window path
+// (512 bits, rows of 2 * simd_w or more) within 2 * simd_w. taps(o): output column
 // o's W taps (nearest: its index in both). A row shorter than a vector is one window on
 // AVX-512, loaded under an opmask (jit_conf::short_window); AVX2 has no cheap masked load.
 template <class Taps>

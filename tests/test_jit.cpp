@@ -752,8 +752,8 @@ TEST(jit_bitwise, nearest_word_pairs) {
 // tap set from two windows with vpermt2ps (jit_conf::window2) instead of gathering: NCX rows
 // and NXC flat rows, nearest and linear, every dtype, rows of exactly 32 src elements (the
 // first that qualify) and 31 (gathers), tails, fused H steps (H down), planes, 3-D, NaN and
-// inf bits through nearest, 1 and 2 threads with NT stores. The conf picks window2 at 512
-// bits only, and the 512-bit kernels spell vpermt2ps.
+// inf bits through nearest, both transforms, 1 and 2 threads with NT stores. The conf picks
+// window2 at 512 bits only, and the 512-bit kernels spell vpermt2ps.
 TEST(jit_bitwise, two_window_rows) {
     auto conf = [](int64_t iw, int64_t ow, kernel_isa k) {
         const auto d = problem_builder().src({1, 2, 5, iw}).sizes({7, ow}).fmt(data_format::ncx).mode(mode::linear);
@@ -779,23 +779,27 @@ TEST(jit_bitwise, two_window_rows) {
     REQUIRE_AVX2();
     bool saw = false, any512 = false;
     uint32_t seed = 1500;
+    using shape = std::tuple<data_format, int64_t, std::vector<int64_t>, std::vector<int64_t>>;
+    const std::vector<shape> shapes = {
+        {data_format::ncx, 3, {5, 39}, {7, 36}}, {data_format::ncx, 2, {9, 32}, {4, 17}},
+        {data_format::ncx, 2, {6, 31}, {6, 17}}, {data_format::ncx, 1, {8, 100}, {5, 51}},
+        {data_format::ncx, 2, {30, 64}, {9, 63}}, {data_format::ncx, 2, {4, 6, 50}, {3, 4, 33}},
+        {data_format::ncx, 1, {40, 97}, {40, 60}}, {data_format::nxc, 3, {5, 40}, {8, 27}},
+        {data_format::nxc, 2, {6, 70}, {3, 41}}};
     for_nt_and_threads([&](size_t nt_bytes, int threads) {
         for (auto t : kTypes)
             for (auto m : kModes)
-                for (const auto &cs : std::vector<std::tuple<data_format, int64_t, std::vector<int64_t>, std::vector<int64_t>>>{
-                         {data_format::ncx, 3, {5, 39}, {7, 36}}, {data_format::ncx, 2, {9, 32}, {4, 17}},
-                         {data_format::ncx, 2, {6, 31}, {6, 17}}, {data_format::ncx, 1, {8, 100}, {5, 51}},
-                         {data_format::ncx, 2, {30, 64}, {9, 63}}, {data_format::ncx, 2, {4, 6, 50}, {3, 4, 33}},
-                         {data_format::ncx, 1, {40, 97}, {40, 60}}, {data_format::nxc, 3, {5, 40}, {8, 27}},
-                         {data_format::nxc, 2, {6, 70}, {3, 41}}}) {
-                    const auto &[f, c, in, out] = cs;
-                    const auto d = problem_builder().src(layout(f, 1, c, in)).sizes(out).fmt(f).mode(m).dt(t);
-                    ++seed;
-                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
-                    primitive_desc pd(d);
-                    any512 = any512 || pd.vector_bits() == 512;
-                    saw = saw || primitive(pd).dump_asm().find("vpermt2ps") != std::string::npos;
-                }
+                for (auto ct : kCtms)
+                    for (const shape &sh : shapes) {
+                        const auto &[f, c, in, out] = sh;
+                        const auto d = problem_builder().src(layout(f, 1, c, in)).sizes(out).fmt(f).mode(m).ctm(ct).dt(t);
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                            << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                        primitive_desc pd(d);
+                        any512 = any512 || pd.vector_bits() == 512;
+                        saw = saw || primitive(pd).dump_asm().find("vpermt2ps") != std::string::npos;
+                    }
     });
     EXPECT_EQ(saw, any512) << "the 512-bit rows take two windows, and only they";
 }

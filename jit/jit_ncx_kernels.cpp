@@ -204,7 +204,8 @@ void jit_ncx_wpass<isa>::select(const Vmm &dst, const Vmm &idx, const Vmm &win) 
 }
 
 // Two window loads and one two-table permute (the index's bit 4 picks the upper window), where
-// a 16-lane gather took each lane alone.
+// a 16-lane gather took each lane alone. 512 bits only: scan_windows never sets window2 at
+// simd_w 8, so the AVX2 generator emits nothing here.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::select2(const Reg64 &row, const Reg64 &base, int idx_off, const Vmm &dst, const Vmm &hi, bool as_float) {
     if constexpr (kEvex) {

@@ -520,19 +520,28 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         // C = 16 0.85x, 1.06x; 16x64x64 -> 8x128x128 C = 32 and 9x16x16 -> 3x32x32 C = 64
         // 0.99-1.01x. 16-bit keeps its planes: bf16's separable rows ran those 0.72-1.15x,
         // f16's direct kernel 0.8-1.95x.
-        // f16 at 512 bits keeps W-planes up to 1.5 MiB only: two planes of 2 MiB or more fill
-        // the L2 (2 MiB a core on the Sapphire Rapids class and Xeon dev VMs), and there the direct
-        // kernel's D pairs took 0.62-0.74x the time (Xeon dev VM, Emerald Rapids, bench_ab: vol_2x
-        // 0.62-0.65x, 8x64x64 -> 16x128x128 C = 32 0.74x, C = 48 (3 MiB) 0.62x; Sapphire
-        // Rapids VM vol_2x 0.76-0.80x), where planes of 1-1.6 MB ran direct 1.01-1.45x
-        // (16x64x64 -> 32x128x128 C = 16 1.45x, C = 24 1.01x, 16x56x56 -> 32x112x112 C = 32
-        // 1.11x) and smaller ones up to 1.8x. bf16's direct kernel ran vol_2x 1.07-1.15x.
+        // 16-bit at 512 bits keeps W-planes up to 1.5 MiB only: two planes of 2 MiB or more
+        // fill the L2 (2 MiB a core on the Sapphire Rapids class and Xeon dev VMs). Past it the
+        // W steps go row by row through the LRU of four W rows, in D pairs where od repeat
+        // their D taps (d_pairs: each src row's W step once per pair, each H step once for
+        // both od). Xeon dev VM (Emerald Rapids), bench_ab against the kernels before: bf16,
+        // which kept its planes, vol_2x 0.57-0.71x the time (7.5 -> 4.3 ms), 16x56x56 ->
+        // 32x112x112 C = 32 (1.5 MiB planes) 0.64x, 8x64x64 -> 16x128x128 C = 48 0.62-0.68x,
+        // D down (16x64x64 -> 8x128x128 C = 32, no pairs) 0.72x; f16, which had taken the
+        // direct kernel's D pairs there (themselves 0.62-0.74x of its planes), 0.87-0.99x,
+        // D down 0.76x. Planes of 1.5 MiB and less stay (rows 0.93-0.97x at 16x64x64 ->
+        // 32x128x128 C = 16 and 8x32x32 -> 16x64x64 C = 32, odd 3-D C = 40 1.16-1.22x). f32
+        // rows lost 1.15-1.6x (with NT stores its pairs are off, below).
         const bool d_rarely_shared = c.k == 3 && dl.rarely_shared(p, 0);
         if (lin && c.k == 3 && !c.narrow && !hl.rarely_shared(p) && !(d_rarely_shared && c.dt == data_type::f32)) {
             const int64_t pad = (c.OW * c.C + w - 1) / w * w, planes = 2 * p.in[1] * pad * 4;
-            const int64_t max16 = w == 16 && c.dt == data_type::f16 ? jit_conf::kNxcPlanesF16Zmm : jit_conf::kNxcPlanes16;
-            if (c.esize == 2 ? planes <= max16 : planes <= jit_conf::kPlaneBudget / 2)
+            const int64_t max16 = w == 16 ? jit_conf::kNxcPlanes16Zmm : jit_conf::kNxcPlanes16;
+            if (c.esize == 2 ? planes <= max16 : planes <= jit_conf::kPlaneBudget / 2) {
                 c.nxc_separable = c.plane_mode = true;
+            } else if (w == 16 && c.esize == 2) {
+                c.nxc_separable = true;
+                c.d_pairs = d_taps_repeat(p, dl);
+            }
         }
         // 2-D pairs, not for 512-bit f32 pixels of 25+ channels that end off a cache line
         // (C % 16 != 0): there every store crosses a line, and two output rows written a

@@ -85,7 +85,10 @@ struct jit_conf {
     // Set when at least a quarter of the od repeat the taps of the od before; which od start
     // a pair is fixed per kernel (jit_tables::d_pair_start), so every thread split agrees.
     // 3-D linear plane mode (NCX, separable NXC) uses the same pairs: one blend_hd2 call
-    // makes both planes from one set of H steps (jit_ncx_vblend).
+    // makes both planes from one set of H steps (jit_ncx_vblend). So does separable NXC in
+    // row mode (16-bit at 512 bits, past kNxcPlanes16Zmm): per row oh, one blend_hd2 call
+    // makes (od, oh) and (od + 1, oh) from the four W rows in the LRU, so each src row's W
+    // step is made once per D pair instead of once per od.
     bool d_pairs = false;
     // Separable 2-D linear in row mode (the W-row LRU; NCX, separable NXC): output rows oh and
     // oh + 1 with the same H taps go to one blend2 call, which loads each vector of the two W
@@ -268,8 +271,8 @@ struct jit_conf {
     // kernel's W step: f32 up to half kPlaneBudget, 16-bit up to kNxcPlanes16 of per-thread
     // scratch (jit_conf.cpp).
     static constexpr int64_t kNxcPlanes16 = int64_t(4) << 20;
-    // f16 at 512 bits: up to 1.5 MiB; past it the direct kernel's D pairs (jit_conf.cpp).
-    static constexpr int64_t kNxcPlanesF16Zmm = int64_t(3) << 19;
+    // 16-bit at 512 bits: up to 1.5 MiB; past it W rows in row mode, with D pairs (jit_conf.cpp).
+    static constexpr int64_t kNxcPlanes16Zmm = int64_t(3) << 19;
     bool plane_mode = false;
     // Fused 3-D plane mode where every H-plane of a plane fits kVolBudget (n_wplanes = ID):
     // per thread range and plane, one fused call per src D slice that the range's rows use,

@@ -147,10 +147,11 @@ public:
     // W-plane rows at byte offsets (a, b) with weights (w0, w1) from the 24-byte record i of
     // tab (jit_tables::hrows), within src (and, hd, within src_c, with wd0 and wd1).
     // pair: a second output at dst_b, with weights (wb0, wb1), from the same sources, always
-    // with plain stores (two NT streams in turn ran slower than one, jit_conf.cpp). hd and
-    // plane (conf.d_pairs): planes od and od + 1, whose D taps are the same: each vector's two
-    // H steps serve both D steps, so per output vector 2 loads and 4 FMA-pipe ops instead of 4
-    // and 6. 2-D, not plane (conf.h_pairs): rows oh and oh + 1 with the same H taps: each
+    // with plain stores (two NT streams in turn ran slower than one, jit_conf.cpp). hd
+    // (conf.d_pairs): planes od and od + 1 (plane mode) or rows (od, oh) and (od + 1, oh) (row
+    // mode), whose D taps are the same: each vector's two H steps serve both D steps, so per
+    // output vector 2 loads and 4 FMA-pipe ops instead of 4 and 6. 2-D, not plane
+    // (conf.h_pairs): rows oh and oh + 1 with the same H taps: each
     // vector of the two W rows is loaded once for both (1 load per output vector, not 2).
     jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt = false, bool hd = false, bool plane = false,
                    bool pair = false);

@@ -21,7 +21,7 @@ jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool n
       nt_(nt && final_out),
       hd_(hd),
       plane_(plane),
-      pair_(pair && final_out && hd == plane) {
+      pair_(pair && final_out && (hd || !plane)) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
 

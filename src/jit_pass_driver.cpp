@@ -143,10 +143,10 @@ private:
                 blend_final_nt_ = std::make_unique<vblend_t>(conf_, true, true, hd, plane);
                 blend_final_nt_->generate();
             }
-            // Pairs with the same D taps (run_planes) or H taps (run_linear). The NT variant
+            // Pairs with the same D taps (run_planes, run_linear) or H taps (run_rows_2d). The NT variant
             // (conf.pairs_nt) stores the first output with NT stores and the second with plain
             // ones; without it, executions with NT stores blend rows or planes singly.
-            if ((hd && plane && conf_.d_pairs) || (p.k == 2 && !plane && conf_.h_pairs)) {
+            if ((hd && conf_.d_pairs) || (p.k == 2 && !plane && conf_.h_pairs)) {
                 blend_pair_ = std::make_unique<vblend_t>(conf_, true, false, hd, plane, true);
                 blend_pair_->generate();
                 if (conf_.pairs_nt) {
@@ -531,6 +531,8 @@ private:
         const auto wpass = wpass_ ? wpass_->fn() : nullptr;         // fused k == 3: into scratch
         const auto wpass_final = pick(nt, wpass_, wpass_nt_);       // k == 1, or fused k == 2
         const auto blend_final = pick(nt, blend_final_, blend_final_nt_);
+        const auto blend_pair = pick_pair(nt, blend_pair_, blend_pair_nt_);
+        const int64_t plane_rows = p.out[1], plane_bytes = plane_rows * conf_.dst_row_bytes;
         w_step_args ws = w_step_setup(x);
         jit_pass_args &wa = ws.wa;  // k == 1 and the fused H steps use it directly
         // The W pass of src row k, from the LRU (n_slots = 2 * nd); `pin` holds the rows the
@@ -570,11 +572,34 @@ private:
             ba.wd1 = td.w1;
             ba.dst = out;
             if (!conf_.fuse_h) {  // 3-D: four W rows from the LRU (2-D rows: run_rows_2d)
-                const pins pin = {key_of(td.i0, th.i0), key_of(td.i0, th.i1), key_of(td.i1, th.i0), key_of(td.i1, th.i1)};
-                ba.src = w_row(pin[0], pin);
-                ba.src_b = w_row(pin[1], pin);
-                ba.src_c = w_row(pin[2], pin);
-                ba.src_d = w_row(pin[3], pin);
+                auto rows_of = [&](const linear_tap &h) {
+                    const pins pin = {key_of(td.i0, h.i0), key_of(td.i0, h.i1), key_of(td.i1, h.i0), key_of(td.i1, h.i1)};
+                    ba.src = w_row(pin[0], pin);
+                    ba.src_b = w_row(pin[1], pin);
+                    ba.src_c = w_row(pin[2], pin);
+                    ba.src_d = w_row(pin[3], pin);
+                };
+                // A whole plane od that starts a D pair, with od + 1's whole plane in range:
+                // both from one call per row (the same four W rows, each H step made once).
+                if (blend_pair && o.oh == 0 && tables_.d_pair_start[o.od] && r + 2 * plane_rows <= r1) {
+                    const linear_tap &tb = tables_.d.lin[o.od + 1];
+                    ba.wb0 = tb.w0;
+                    ba.wb1 = tb.w1;
+                    for (int64_t oh = 0; oh < plane_rows; ++oh, out += conf_.dst_row_bytes) {
+                        const linear_tap &h = tables_.h.lin[oh];
+                        rows_of(h);
+                        ba.w0 = h.w0;
+                        ba.w1 = h.w1;
+                        ba.dst = out;
+                        ba.dst_b = out + plane_bytes;
+                        blend_pair(&ba);
+                    }
+                    r += 2 * plane_rows - 1;  // the loop's step then leaves od + 1
+                    ++o.od;
+                    o.oh = plane_rows - 1;
+                    continue;
+                }
+                rows_of(th);
                 blend_final(&ba);
                 continue;
             }

@@ -845,8 +845,8 @@ TEST(jit_bitwise, nxc_linear_pairs_by_pixel_lines) {
 // Direct NXC 3-D linear in D pairs: rows (od, oh) and (od + 1, oh) with the same D taps share
 // their W and H steps. At 1 and 2 threads (a split can separate a pair's rows, which then go
 // singly), with NT-sized dst (a pair's first row takes NT stores, its second plain ones). The
-// shapes keep W-planes over the separable path's limits (f32 128 KiB, f16 4 MiB), so the
-// direct kernel runs.
+// shapes keep W-planes over the separable path's limits (f32 128 KiB, f16 4 MiB at 256 bits),
+// so the direct kernel runs. Then separable NXC in row mode with D pairs (16-bit at 512 bits).
 TEST(jit_bitwise, nxc_linear_d_pairs) {
     REQUIRE_AVX2();
     auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
@@ -854,15 +854,22 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
     EXPECT_FALSE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({8, 128, 128}).mode(mode::linear)).d_pairs);  // D down
     const jit_conf vb = conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear).dt(data_type::bf16));
     EXPECT_TRUE(vb.nxc_separable && vb.plane_mode && vb.d_pairs);  // bf16 is separable: the plane blends' pairs
-    {  // f16 at 512 bits: W-planes up to 1.5 MiB, past it the direct kernel's D pairs
-        const kernel_isa core_512(cpu_isa::avx512_core);
-        auto vol16 = [](int64_t c) { return make_problem(problem_builder().src({1, 16, 64, 64, c}).sizes({32, 128, 128}).mode(mode::linear).dt(data_type::f16)); };
-        const jit_conf big = make_jit_conf(vol16(32), core_512), fits = make_jit_conf(vol16(24), core_512);  // 2 and 1.5 MiB
-        EXPECT_TRUE(!big.nxc_separable && big.d_pairs);
-        EXPECT_TRUE(fits.nxc_separable && fits.plane_mode);
-        EXPECT_TRUE(make_jit_conf(vol16(32), cpu_isa::avx2).nxc_separable);  // 256 bits: up to 4 MiB
-        const auto vol_bf16 = problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear).dt(data_type::bf16);
-        EXPECT_TRUE(make_jit_conf(make_problem(vol_bf16), kernel_isa(cpu_isa::avx512_core_bf16)).nxc_separable);
+    {  // 16-bit at 512 bits: W-planes up to 1.5 MiB, past it W rows with D pairs (row mode)
+        const kernel_isa core_512(cpu_isa::avx512_core), bf16_512(cpu_isa::avx512_core_bf16);
+        auto vol16 = [](int64_t c, data_type t, int64_t od = 32) {
+            return make_problem(problem_builder().src({1, 16, 64, 64, c}).sizes({od, 128, 128}).mode(mode::linear).dt(t));
+        };
+        for (data_type t : {data_type::f16, data_type::bf16}) {
+            const kernel_isa k = t == data_type::bf16 ? bf16_512 : core_512;
+            const jit_conf big = make_jit_conf(vol16(32, t), k), fits = make_jit_conf(vol16(24, t), k);  // 2 and 1.5 MiB
+            EXPECT_TRUE(big.nxc_separable && !big.plane_mode && big.d_pairs && big.n_slots == 4);
+            EXPECT_TRUE(fits.nxc_separable && fits.plane_mode);
+            const jit_conf down = make_jit_conf(vol16(32, t, 8), k);  // D down: rows, no pairs
+            EXPECT_TRUE(down.nxc_separable && !down.plane_mode && !down.d_pairs);
+            const jit_conf ymm = make_jit_conf(vol16(32, t), cpu_isa::avx2);  // 256 bits: planes up to 4 MiB
+            EXPECT_TRUE(ymm.nxc_separable && ymm.plane_mode);
+        }
+        EXPECT_FALSE(make_jit_conf(vol16(32, data_type::f32), core_512).nxc_separable);  // f32: the direct kernel
     }
     {  // NT executions: f32 writes single rows, 16-bit pairs its second row with plain stores
         nt_threshold nt(1);
@@ -893,6 +900,31 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
                     << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
             }
     });
+    // Row mode with D pairs (16-bit at 512 bits, W-planes over 1.5 MiB: 2 x 40 rows of 60
+    // pixels of C = 90, 1.7 MB). D 2x: od 1 and 2 pair, which 2 threads split (each then goes
+    // singly); D down: no pairs. C = 90 ends on a 10-lane tail. At 256 bits the same shapes
+    // take W-planes, checked all the same.
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> rows = {
+        {{2, 40, 30}, {4, 41, 60}}, {{4, 40, 30}, {3, 41, 60}}};
+    bool any512 = false, saw_pairs = false;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (const auto &[in, out] : rows)
+            for (data_type t : {data_type::bf16, data_type::f16})
+                for (auto ct : kCtms) {
+                    const auto d = problem_builder().src(layout(data_format::nxc, 1, 90, in)).sizes(out).mode(mode::linear).ctm(ct).dt(t);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                        << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                    primitive_desc pd(d);
+                    if (pd.vector_bits() != 512) continue;
+                    any512 = true;
+                    const std::string code = primitive(pd).dump_asm();
+                    EXPECT_EQ(code.find("; part plane_blend") == std::string::npos && code.find("; part wrow") != std::string::npos, true)
+                        << describe(d) << ": W rows, not W-planes";
+                    saw_pairs = saw_pairs || code.find("; part blend_hd2") != std::string::npos;
+                }
+    });
+    EXPECT_EQ(saw_pairs, any512) << "the 512-bit row mode blends D pairs";
 }
 
 // The NXC row kernels' channel loop (vector_loop): four vectors per trip, then the rest. C of

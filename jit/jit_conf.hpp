@@ -321,7 +321,8 @@ struct jit_conf {
     // a row into per-thread scratch at stream_off, where it stays in L1/L2, and a stream copy
     // (jit_stream_copy.hpp) writes it with aligned NT stores to each dst row that repeats its
     // src row. Only where H upsampling by 2x or more makes rows repeat; rows over kStreamRowMax
-    // would not stay in L2. Otherwise plain stores.
+    // would not stay in L2. Otherwise plain stores. Direct NXC 3-D linear likewise, each row
+    // (a D pair: both rows) once, where dst passes stream_min_bytes (jit_conf.cpp).
     static constexpr int64_t kStreamRowMax = int64_t(256) << 10;
     bool nt_stream = false;
     int64_t stream_off = 0;
@@ -361,6 +362,12 @@ bool jit_uses_pass_engine(const problem &p, kernel_isa isa);
 // threads keep half. On the Ice Lake VM 2-4 MiB had tied or favoured plain stores on 1 thread.
 // Kernels generate their NT variants from nt_min_bytes(1), the smallest threshold.
 size_t nt_min_bytes(int threads = 1);
+// The dst size from which direct NXC 3-D linear rows that cannot take aligned NT stores stream
+// through scratch (jit_conf::nt_stream): the usable LLC, or nt_min_bytes where that is larger.
+// A dst past the LLC goes to DRAM either way, and plain stores then read each line first;
+// under it they ran faster than the trip through scratch. Where nt_min_bytes is set
+// (XINTERP_NT_MIN_BYTES, tests), nt_min_bytes.
+size_t stream_min_bytes(int threads = 1);
 // Tests set it (0: back to the default), for one thread and (bytes_more, 0: the same) for more;
 // it is not in the cache key, so clear the cache around.
 void set_nt_min_bytes_for_testing(size_t bytes, size_t bytes_more = 0);

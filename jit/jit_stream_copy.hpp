@@ -1,7 +1,8 @@
 // A row copy. With non-temporal stores, it is how nearest streams rows that cannot take
 // aligned NT stores (jit_conf::nt_stream: NXC pixels that are not whole vectors, NCX rows of
 // OW % simd_w != 0): the row kernel writes the row into per-thread scratch (it stays in L1/L2),
-// and this part copies it to every dst row that repeats it. With plain stores, it copies a
+// and this part copies it to every dst row that repeats it; direct NXC 3-D linear rows of such
+// pixels likewise, once each, where dst passes the LLC. With plain stores, it copies a
 // nearest row that repeats the previous one from that row (jit_conf::copy_rows, and the pass
 // engine's row mode): glibc's memcpy of such a row ran 20-30x slower when dst - src was 16-31
 // bytes past a multiple of 4096 (C = 54 f32 NXC rows of 38 pixels are 8208 bytes: 3.3 us a

@@ -86,14 +86,30 @@ public:
         auto same_taps = [&](int64_t oh) {  // rows oh and oh + 1 read the same two src rows
             return tables_.h.lin[oh].same_taps(tables_.h.lin[oh + 1]);
         };
-        const auto stream_fn = stream_ && nt_wanted() ? stream_->fn() : nullptr;  // NT-sized for these threads
+        // NT-sized for these threads (linear: stream_min_bytes, jit_conf.hpp)
+        const bool stream_now = nearest ? nt_wanted() : prob().dst_bytes >= stream_min_bytes(exec_threads());
+        const auto stream_fn = stream_ && stream_now ? stream_->fn() : nullptr;
         const auto copy_fn = copy_ ? copy_->fn() : nullptr;
+        const int64_t rb = conf_.dst_row_bytes;
         const int64_t flags = exec_flags(src);
         for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
             jit_args a{};
             a.wtab = tables_.wtab.data();
             a.flags = flags;
             const void *prev = nullptr;
+            // 3-D linear rows that cannot take aligned NT stores (conf.nt_stream): a call writes
+            // its row, or its D pair's two (second: the pair's dst_b), into scratch, and the
+            // stream copy takes them to dst.
+            uint8_t *sbuf = scratch + conf_.stream_off;
+            auto emit = [&](void (*f)(const jit_args *), uint8_t *second = nullptr) {
+                if (nearest || !stream_fn) return f(&a);
+                const jit_copy_args c0{sbuf, a.dst}, c1{sbuf + rb, second};
+                a.dst = sbuf;
+                a.dst_b = sbuf + rb;
+                f(&a);
+                stream_fn(&c0);
+                if (second) stream_fn(&c1);
+            };
             row_id o = split(r0);
             for (int64_t r = r0; r < r1; ++r, step(o)) {
                 // 3-D D pairs: (od, oh) with (od + 1, oh), when both rows are in this range; the
@@ -103,10 +119,11 @@ public:
                     if (o.od > 0 && tables_.d_pair_start[o.od - 1] && r - step_od >= r0) continue;
                     if (tables_.d_pair_start[o.od] && r + step_od < r1) {
                         set_row(a, r, o, static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst));
-                        a.dst_b = static_cast<uint8_t *>(a.dst) + step_od * conf_.dst_row_bytes;
+                        uint8_t *second = static_cast<uint8_t *>(a.dst) + step_od * rb;
+                        a.dst_b = second;
                         a.wd_b[0] = tables_.d.lin[o.od + 1].w0;
                         a.wd_b[1] = tables_.d.lin[o.od + 1].w1;
-                        dpair_fn(&a);
+                        emit(dpair_fn, second);
                         continue;
                     }
                 }
@@ -150,7 +167,7 @@ public:
                     step(o);
                     continue;
                 }
-                if (stream_fn) {  // the row once into scratch, then streamed to each row that repeats it
+                if (stream_fn && nearest) {  // the row once into scratch, then streamed to each row that repeats it
                     const jit_copy_args ca{scratch + conf_.stream_off, a.dst};
                     if (a.src[0] != prev) {
                         a.dst = scratch + conf_.stream_off;
@@ -169,7 +186,7 @@ public:
                     continue;
                 }
                 prev = a.src[0];
-                fn(&a);
+                emit(fn);
             }
         });
     }

@@ -844,7 +844,8 @@ TEST(jit_bitwise, nxc_linear_pairs_by_pixel_lines) {
 
 // Direct NXC 3-D linear in D pairs: rows (od, oh) and (od + 1, oh) with the same D taps share
 // their W and H steps. At 1 and 2 threads (a split can separate a pair's rows, which then go
-// singly), with NT-sized dst (a pair's first row takes NT stores, its second plain ones). The
+// singly), with NT-sized dst (a pair's first row takes NT stores, its second plain ones; pixels
+// that are not whole vectors stream both rows through scratch, jit_conf::nt_stream). The
 // shapes keep W-planes over the separable path's limits (f32 128 KiB, f16 4 MiB at 256 bits),
 // so the direct kernel runs. Then separable NXC in row mode with D pairs (16-bit at 512 bits).
 TEST(jit_bitwise, nxc_linear_d_pairs) {
@@ -877,6 +878,16 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
         EXPECT_TRUE(conf(big).d_pairs && conf(big).nt_eligible && !conf(big).pairs_nt);
         const auto big16 = problem_builder().src({1, 2, 128, 16, 256}).sizes({5, 129, 16}).mode(mode::linear).dt(data_type::f16);
         EXPECT_TRUE(conf(big16).d_pairs && conf(big16).nt_eligible && conf(big16).pairs_nt);
+        // Pixels that are not whole vectors: 3-D rows stream through scratch (D pairs too),
+        // 2-D rows keep plain stores.
+        const auto odd = problem_builder().src({1, 4, 64, 16, 13}).sizes({9, 70, 21}).mode(mode::linear);
+        EXPECT_TRUE(conf(odd).d_pairs && !conf(odd).nt_eligible && conf(odd).nt_stream && conf(odd).scratch_bytes >= 2 * conf(odd).dst_row_bytes);
+        EXPECT_FALSE(conf(problem_builder().src({1, 64, 16, 13}).sizes({70, 21}).mode(mode::linear)).nt_stream);
+    }
+    {  // under the default thresholds a dst that fits the LLC keeps plain stores
+        nt_threshold restore(0);
+        const auto odd = problem_builder().src({1, 4, 64, 16, 13}).sizes({9, 70, 21}).mode(mode::linear);
+        EXPECT_FALSE(conf(odd).nt_stream);
     }
     uint32_t seed = 120;
     struct shape {

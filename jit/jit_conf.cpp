@@ -765,11 +765,14 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     //   0.5x the time, 151x2 -> 29x4 0.6x, 200x4 -> 40x6 0.45-0.7x, 153x2 -> 42x9 0.47x,
     //   230x2 -> 98x9 0.58x; at the same loads it was even (200x5 -> 40x8 and 200x6 -> 40x7:
     //   1.0x), and rows with windows or pairs stay rows (200x8 -> 40x6: 2.2x the time flat,
-    //   100x16 -> 20x4 1.2x). Not 3-D, whose rows may share the H step between od (D pairs:
-    //   12x12x12 -> 20x4x6 took 2.8x the time flat).
+    //   100x16 -> 20x4 1.2x). 3-D only where od rarely share a D slice (D down about 2x
+    //   or more), since elsewhere rows share the H step between od (D pairs: 12x12x12 ->
+    //   20x4x6 took 2.8x the time flat). Xeon dev VM (bench_ab, 512 bits, f32/bf16/f16):
+    //   4x14x52 -> 2x7x8 C = 111 0.53/0.44/0.42x the time (70 -> 37 us; oneDNN had taken
+    //   0.6x ours), 8x32x100 -> 4x16x20 0.69-0.78x, 6x20x70 -> 3x10x12 0.73-0.90x.
     const bool thin = 8 * c.OW <= (c.fuse_h ? 3 : 1) * w;
     const bool small_slices = c.OW < w && p.out[1] * c.OW <= 2 * w;
-    const bool gathered_rows = c.k == 2 && c.fuse_h && !c.window && !c.window2 && c.pair_vecs == 0 && !c.pair_tail && 10 * w * c.ow_vecs >= 13 * c.OW;
+    const bool gathered_rows = (c.k == 2 || (c.k == 3 && dl.rarely_shared(p, 0))) && c.fuse_h && !c.window && !c.window2 && c.pair_vecs == 0 && !c.pair_tail && 10 * w * c.ow_vecs >= 13 * c.OW;
     if (lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && !c.unit_w && (thin || small_slices || gathered_rows) &&
         p.out[0] * p.out[1] * p.out[2] <= jit_conf::kFlatMaxOut && p.in[0] * p.in[1] * p.in[2] < jit_conf::kFlatMaxIn)
         set_flat(c, p, p.in[0] * p.in[1] * p.in[2], p.out[0] * p.out[1] * p.out[2]);

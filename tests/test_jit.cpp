@@ -1222,7 +1222,10 @@ TEST(jit_bitwise, ncx_flat_volumes) {
         {{200, 4}, {40, 6}, true},         // ... of 6, 1.33x the loads by rows
         {{200, 6}, {40, 7}, false},        // ... of 7, 1.14x: rows stay
         {{200, 8}, {40, 6}, false},        // fused rows read by windows stay rows
-        {{12, 12, 12}, {5, 4, 6}, false},  // slices of 24: rows stay
+        {{4, 14, 3}, {2, 7, 6}, true},     // 3-D fused rows that gather, D down
+        {{3, 14, 3}, {6, 7, 6}, false},    // ... D up: od share H steps, rows stay
+        {{12, 12, 5}, {5, 4, 6}, true},    // slices of 24, D down: fused rows that gather
+        {{12, 12, 12}, {20, 4, 6}, false}, // slices of 24, D up: rows stay
         {{10, 10}, {2, 8}, false},         // rows of a whole vector stay rows
     };
     std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> spatial;
@@ -1230,6 +1233,10 @@ TEST(jit_bitwise, ncx_flat_volumes) {
     sweep_ncx_linear(spatial, 1500, [&](const op_desc &d, const jit_conf &cf, size_t i, int) {
         EXPECT_EQ(cf.flat, shapes[i].flat) << describe(d) << " fused " << cf.fuse_h;
     });
+    // The same rule at 512 bits: rows of 8 use half a vector.
+    const auto gathered3 = problem_builder().src({1, 111, 4, 14, 52}).sizes({2, 7, 8}).fmt(data_format::ncx).mode(mode::linear);
+    EXPECT_TRUE(make_jit_conf(make_problem(gathered3), kernel_isa(cpu_isa::avx512_core)).flat);
+    EXPECT_FALSE(make_jit_conf(make_problem(gathered3), cpu_isa::avx2).flat);  // rows of one whole vector
 }
 
 // Flat volumes of src planes past 2^18 elements: the taps are read in place, so any volume the

@@ -61,7 +61,7 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.per_pairs = c.per_inlane = c.per_lane_split = false;
     c.h2_pairs = c.fuse_h = c.plane_mode = c.hvol = c.wplane_cols = c.cols_inlane = false;
     c.d_pairs = c.h_pairs = c.pairs_nt = c.nearest_row_pairs = false;
-    c.nt_eligible = c.nt_stream = false;
+    c.nt_eligible = c.nt_stream = c.copy_aligned = false;
     c.n_slots = c.n_wplanes = 0;
     c.wplane_bytes = 0;
     c.scratch_bytes = 0;
@@ -684,7 +684,19 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     if (!lin && !c.plane_mode) {
         const bool repeats = p.out[1] >= 2 * p.in[1];
         c.nt_stream = big && repeats && !c.nt_eligible && c.dst_row_bytes >= 64 && c.dst_row_bytes <= jit_conf::kStreamRowMax;
-        if (c.nt_stream) {
+        // Rows that split lines, made once in scratch and copied with aligned stores
+        // (jit_conf.hpp, copy_aligned). bench_ab against the row kernel and its pairs (Xeon
+        // dev VM, 512 bits, f32/bf16/f16): 108x233 -> 207x362 C = 4 0.60/0.61/0.61x the time
+        // (the sweep's worst case, 0.38-0.67x oneDNN), 224x224 -> 500x500 C = 3 0.62-0.64x,
+        // 480x640 -> 600x900 C = 2 0.52-0.89x (NXC 0.61-0.92x), 110x82 -> 144x156 C = 19 f32
+        // 0.82x (16-bit 0.97x), 27x75 -> 44x138 C = 39 f32 0.74x, 76x211 -> 111x138 C = 36
+        // f32 0.80x (16-bit 0.99-1.07x), NXC 96x14 -> 160x31 C = 13 0.52-0.66x, 100x150 ->
+        // 200x300 C = 3 0.55-0.72x, 3-D 10x20x150 -> 20x40x300 C = 4 NCX 0.64-0.67x, 30x1000
+        // -> 40x1001 C = 5 0.73-0.96x. Only where H or D goes up by 1.25x or more: rows that
+        // rarely repeat pay the trip through scratch for little (30x1000 -> 31x1001: 1.05-1.48x).
+        const bool up = 4 * p.out[0] >= 5 * p.in[0] || 4 * p.out[1] >= 5 * p.in[1];
+        c.copy_aligned = c.pass_engine && up && c.row_out % w != 0 && c.dst_row_bytes <= jit_conf::kStreamRowMax;
+        if (c.nt_stream || c.copy_aligned) {
             c.stream_off = (c.scratch_bytes + 63) / 64 * 64;
             c.scratch_bytes = c.stream_off + c.dst_row_bytes;
         }

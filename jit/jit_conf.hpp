@@ -326,6 +326,14 @@ struct jit_conf {
     static constexpr int64_t kStreamRowMax = int64_t(256) << 10;
     bool nt_stream = false;
     int64_t stream_off = 0;
+    // Nearest row mode (pass engine) whose dst rows are not whole vectors long (row_out %
+    // simd_w != 0), so that most rows start off a cache line and nearly every full-vector
+    // store of the row kernel splits two lines, with H or D upsampling: executions with plain
+    // stores make each distinct row once into scratch at stream_off (whole-vector stores, one
+    // line each) and copy it to every dst row that repeats it with the row copy, which stores
+    // whole aligned lines (jit_stream_copy.hpp). Split stores to lines outside L1 cost several
+    // cycles each: 108x233 -> 207x362 C = 4 ran 2.3x slower than -> 207x352 (Xeon dev VM).
+    bool copy_aligned = false;
 
     int64_t rows = 0;                  // kernel calls per execution
     int64_t src_row_bytes = 0, dst_row_bytes = 0;

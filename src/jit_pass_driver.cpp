@@ -181,12 +181,15 @@ private:
         const auto stream_fn = stream_ && nt_wanted() ? stream_->fn() : nullptr;  // NT-sized for these threads
         uint8_t *row_buf = scratch + conf_.stream_off;
         const auto pair_fn = pair_ && !nt ? pair_->fn() : nullptr;  // plain stores only
+        // Rows that split lines go through scratch too, copied with aligned plain stores
+        // (conf.copy_aligned), where NT stores do not stream them.
+        const auto via_fn = stream_fn ? stream_fn : conf_.copy_aligned && copy_ && !nt ? copy_->fn() : nullptr;
         int64_t prev = -1;
         row_id o = split(r0);
         for (int64_t r = r0; r < r1; ++r, step(o)) {
             const int64_t key = src_row(o.plane, tables_.d.nearest[o.od], tables_.h.nearest[o.oh]);
             uint8_t *out = dst + r * conf_.dst_row_bytes;
-            if (stream_fn) {  // the row once into scratch, then streamed to each row that repeats it
+            if (via_fn) {  // the row once into scratch, then streamed or copied to each row that repeats it
                 if (key != prev) {
                     a.src = src + key * conf_.src_row_bytes;
                     a.dst = row_buf;
@@ -194,7 +197,7 @@ private:
                     prev = key;
                 }
                 const jit_copy_args ca{row_buf, out};
-                stream_fn(&ca);
+                via_fn(&ca);
                 continue;
             }
             // The same src row as the row just written: a bit copy, unless that row went out

@@ -558,7 +558,9 @@ TEST(jit_bitwise, ncx_nearest_word_pairs) {
 // rows (224 -> 512: a pair, then a copy of the pair's second row), 8x (a pair and six
 // copies), thread splits that end a range on a pair's first row (a row alone) and start the
 // next on its second (made afresh: no row before it in the range), tails (OW 291), flat NXC
-// rows, 3-D, all dtypes and transforms.
+// rows, 3-D, all dtypes and transforms. Rows that are not whole vectors long (jit_conf::
+// copy_aligned) are made once into scratch and copied to each row that repeats them instead:
+// the cases cover both kinds at either width.
 TEST(jit_bitwise, nearest_row_mode_pairs) {
     REQUIRE_AVX2();
     struct cs_t {
@@ -571,7 +573,10 @@ TEST(jit_bitwise, nearest_row_mode_pairs) {
         {data_format::ncx, 2, 3, {7, 200}, {56, 300}},    // 8x
         {data_format::ncx, 1, 5, {13, 160}, {27, 291}},   // OW 291: tails; 5 planes of 27 rows split
         {data_format::nxc, 1, 3, {22, 60}, {51, 173}},    // flat rows of 519
-        {data_format::ncx, 1, 2, {3, 9, 140}, {5, 20, 300}}};  // 3-D: pairs within each od
+        {data_format::ncx, 1, 2, {3, 9, 140}, {5, 20, 300}},   // 3-D: pairs within each od
+        {data_format::ncx, 1, 5, {13, 160}, {27, 288}},        // whole vectors: pairs at 512 bits too
+        {data_format::nxc, 1, 4, {22, 60}, {51, 176}},         // flat rows of 704
+        {data_format::ncx, 1, 2, {3, 9, 140}, {5, 7, 304}}};   // 3-D, D up only
     uint32_t seed = 1700;
     int64_t paired = 0;
     for_nt_and_1_to_3_threads([&](size_t nt_bytes, int threads) {
@@ -581,7 +586,10 @@ TEST(jit_bitwise, nearest_row_mode_pairs) {
                     const auto d = problem_builder().src(layout(cs.f, cs.n, cs.c, cs.in)).sizes(cs.out).fmt(cs.f).mode(mode::nearest).ctm(ct).dt(t);
                     const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
                     ASSERT_TRUE(c.pass_engine && !c.plane_mode) << describe(d);
-                    EXPECT_TRUE(c.nearest_row_pairs) << describe(d);
+                    EXPECT_EQ(c.nearest_row_pairs, cs.out[cs.out.size() - 2] > cs.in[cs.in.size() - 2]) << describe(d);  // H up
+                    EXPECT_EQ(c.copy_aligned, c.row_out % 8 != 0) << describe(d);
+                    const jit_conf c512 = make_jit_conf(make_problem(d), kernel_isa(cpu_isa::avx512_core));
+                    EXPECT_EQ(c512.copy_aligned, c512.row_out % 16 != 0) << describe(d);
                     paired += !c.nt_eligible;
                     ++seed;
                     ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;

@@ -534,8 +534,10 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         // which kept its planes, vol_2x 0.57-0.71x the time (7.5 -> 4.3 ms), 16x56x56 ->
         // 32x112x112 C = 32 (1.5 MiB planes) 0.64x, 8x64x64 -> 16x128x128 C = 48 0.62-0.68x,
         // D down (16x64x64 -> 8x128x128 C = 32, no pairs) 0.72x; f16, which had taken the
-        // direct kernel's D pairs there (themselves 0.62-0.74x of its planes), 0.87-0.99x,
-        // D down 0.76x. Planes of 1.5 MiB and less stay (rows 0.93-0.97x at 16x64x64 ->
+        // direct kernel's D pairs there (themselves 0.62-0.74x of its planes), D down
+        // 0.64-0.76x, and with D pairs a wash: vol_2x 0.85-1.33x over eleven A/Bs, both
+        // kernels moving between 3.8 and 5.6 ms from run to run (bf16's direct kernel ran
+        // 1.2-1.5x the time of its rows). Planes of 1.5 MiB and less stay (rows 0.93-0.97x at 16x64x64 ->
         // 32x128x128 C = 16 and 8x32x32 -> 16x64x64 C = 32, odd 3-D C = 40 1.16-1.22x). f32
         // rows lost 1.15-1.6x (with NT stores its pairs are off, below).
         const bool d_rarely_shared = c.k == 3 && dl.rarely_shared(p, 0);

@@ -537,9 +537,9 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         // direct kernel's D pairs there (themselves 0.62-0.74x of its planes), D down
         // 0.64-0.76x, and with D pairs a wash: vol_2x 0.85-1.33x over eleven A/Bs, both
         // kernels moving between 3.8 and 5.6 ms from run to run (bf16's direct kernel ran
-        // 1.2-1.5x the time of its rows). Planes of 1.5 MiB and less stay (rows 0.93-0.97x at 16x64x64 ->
-        // 32x128x128 C = 16 and 8x32x32 -> 16x64x64 C = 32, odd 3-D C = 40 1.16-1.22x). f32
-        // rows lost 1.15-1.6x (with NT stores its pairs are off, below).
+        // 1.2-1.5x the time of its rows). Planes of 1.5 MiB and less stay (rows 0.93-0.97x
+        // at 16x64x64 -> 32x128x128 C = 16 and 8x32x32 -> 16x64x64 C = 32, odd 3-D C = 40
+        // 1.16-1.22x). f32 rows lost 1.15-1.6x (with NT stores its pairs are off, below).
         const bool d_rarely_shared = c.k == 3 && dl.rarely_shared(p, 0);
         if (lin && c.k == 3 && !c.narrow && !hl.rarely_shared(p) && !(d_rarely_shared && c.dt == data_type::f32)) {
             const int64_t pad = (c.OW * c.C + w - 1) / w * w, planes = 2 * p.in[1] * pad * 4;
@@ -786,7 +786,8 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     //   0.6x ours), 8x32x100 -> 4x16x20 0.69-0.78x, 6x20x70 -> 3x10x12 0.73-0.90x.
     const bool thin = 8 * c.OW <= (c.fuse_h ? 3 : 1) * w;
     const bool small_slices = c.OW < w && p.out[1] * c.OW <= 2 * w;
-    const bool gathered_rows = (c.k == 2 || (c.k == 3 && dl.rarely_shared(p, 0))) && c.fuse_h && !c.window && !c.window2 && c.pair_vecs == 0 && !c.pair_tail && 10 * w * c.ow_vecs >= 13 * c.OW;
+    const bool gathered_rows = (c.k == 2 || (c.k == 3 && dl.rarely_shared(p, 0))) && c.fuse_h && !c.window && !c.window2 &&
+                               c.pair_vecs == 0 && !c.pair_tail && 10 * w * c.ow_vecs >= 13 * c.OW;
     if (lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && !c.unit_w && (thin || small_slices || gathered_rows) &&
         p.out[0] * p.out[1] * p.out[2] <= jit_conf::kFlatMaxOut && p.in[0] * p.in[1] * p.in[2] < jit_conf::kFlatMaxIn)
         set_flat(c, p, p.in[0] * p.in[1] * p.in[2], p.out[0] * p.out[1] * p.out[2]);

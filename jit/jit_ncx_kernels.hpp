@@ -164,12 +164,15 @@ private:
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     const jit_conf &conf_;
     const bool final_, nt_, hd_, plane_, pair_;
+    const bool align_;  // aligned_row: 512-bit f32 rows that are not whole vectors long
 
     const Xbyak::Reg64 reg_args = rdi, reg_a = rsi, reg_b = rdx, reg_dst = rcx, reg_cnt = r8;
     const Xbyak::Reg64 reg_c = r9, reg_d = r10;
     const Xbyak::Reg64 reg_base_a = r11, reg_base_c = rax, reg_tab = rbx, reg_rows = r12;  // plane
     const Xbyak::Reg64 reg_boff = r13;  // pair: dst_b - dst; saved and restored
     void row(int out_es);  // one output row from reg_a.. into reg_dst (advances all of them)
+    template <typename Blend>
+    void aligned_row(Blend &&blend);  // row() with aligned stores (jit_ncx_vblend.cpp); r14, r15, rbp
     const Vmm vmm_w0 = Vmm(0), vmm_w1 = Vmm(1), vmm_r = Vmm(2);
     const Vmm vmm_wd0 = Vmm(3), vmm_wd1 = Vmm(4), vmm_r1 = Vmm(5);
     // pair: the second output's weights and results (free of the temporaries and the mask,

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace xinterp {
@@ -21,7 +22,9 @@ jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool n
       nt_(nt && final_out),
       hd_(hd),
       plane_(plane),
-      pair_(pair && final_out && (hd || !plane)) {
+      pair_(pair && final_out && (hd || !plane)),
+      align_(std::is_same<Vmm, Zmm>::value && final_out && !nt && conf.dt == data_type::f32 && conf.row_out % simd_w != 0 &&
+             conf.row_out >= 2 * simd_w) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
 
@@ -54,6 +57,9 @@ void jit_ncx_vblend<isa>::row(int out_es) {
             vfmadd231ps(r, vmm_wd1, vmm_r1);
         }
     };
+    if constexpr (std::is_same<Vmm, Zmm>::value) {
+        if (align_) return aligned_row(blend);
+    }
     // Where the second output's byte at offset off of the first's goes (pair).
     auto at_b = [&](int64_t off) { return ptr[reg_dst + reg_boff + off]; };
     // Vector k of the current group: sources at k vectors of f32, the result at k of out_es.
@@ -139,10 +145,123 @@ void jit_ncx_vblend<isa>::row(int out_es) {
     if (c.ow_tail > 0) one(final_ ? c.ow_tail : simd_w);
 }
 
+// f32 rows at 512 bits that are not whole vectors long start off a cache line in most rows,
+// and then nearly every store of the row kernel splits two lines (224x224 -> 300x300 took 1.3x
+// the time of -> 304x304). So each output vector k (elements 16k .. 16k + 15 of the row, loads
+// aligned with the f32 rows as before) is combined with vector k - 1 by one vpermt2ps into the
+// aligned line that starts m elements before it (m: the row's misalignment in elements, read
+// at run time), and stored whole: line k = elements 16k - m .. 16k - m + 15, lanes i < m from
+// vector k - 1 (index 16 - m + i), the rest from vector k (index i - m, + 16 for the second
+// table). Line 0 is stored under a mask of lanes >= m, the last two under masks of the
+// elements the row has left; masked-out lanes are not written. A pair's second output (dst_b)
+// gets its own m and lines. The permute is one port-5 uop per vector; a split store cost
+// several cycles where the line is not in L1.
+template <cpu_isa isa>
+template <typename Blend>
+void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
+    const jit_conf &c = conf_;
+    const Zmm iota(16), idx_a(17), idx_b(18), A_a(19), B_a(20), A_b(21), B_b(22);
+    const int64_t nv = c.ow_vecs;                                    // >= 2
+    const int t = static_cast<int>(c.row_out - (nv - 1) * simd_w);  // lanes of the last vector, 1..15
+    static constexpr int32_t kIota0[8] = {0, 1, 2, 3, 4, 5, 6, 7}, kIota8[8] = {8, 9, 10, 11, 12, 13, 14, 15};
+    vmovdqu32(Ymm(iota.getIdx()), ptr[rip + pool_vec8(kIota0)]);
+    vinserti32x8(iota, iota, ptr[rip + pool_vec8(kIota8)], 1);
+    // One output's state: its permute index and its masks, all from the index (AVX512F
+    // compares; no BMI2, which the tiers do not require): head, lanes i >= m (index >= 16);
+    // last, i < t + m (index < t + 16); next, i < t + m - 16 (index < t). r15: m elements
+    // as bytes, for the line base.
+    const Zmm c16(23), ct16(24), ct(25);
+    for (const auto &[z, v] : {std::pair<Zmm, int>{c16, 16}, {ct16, t + 16}, {ct, t}}) {
+        mov(reg_cnt.cvt32(), v);
+        vpbroadcastd(z, reg_cnt.cvt32());
+    }
+    auto setup = [&](const Reg64 &addr, const Zmm &idx, const Opmask &head, const Opmask &last, const Opmask &next) {
+        mov(r15, addr);
+        shr(r15, 2);
+        and_(r15d, 15);  // m
+        mov(reg_cnt.cvt32(), 16);
+        sub(reg_cnt.cvt32(), r15d);
+        vpbroadcastd(idx, reg_cnt.cvt32());
+        vpaddd(idx, idx, iota);  // 16 - m + i
+        vpcmpd(head, idx, c16, 5);   // not less than
+        vpcmpd(last, idx, ct16, 1);  // less than
+        vpcmpd(next, idx, ct, 1);
+        shl(r15, 2);
+    };
+    if (pair_) {
+        lea(rbp, ptr[reg_dst + reg_boff]);
+        setup(rbp, idx_b, k4, k5, k6);
+        sub(rbp, r15);  // base b
+    }
+    setup(reg_dst, idx_a, k1, k2, k3);
+    mov(r14, reg_dst);
+    sub(r14, r15);             // base a
+    if (pair_) sub(rbp, r14);  // base b, from base a
+    auto store = [&](const Zmm &v, int off, const Opmask *m, bool second) {
+        const Address a = second ? ptr[r14 + rbp + off] : ptr[r14 + off];
+        if (m) vmovups(a | *m, v);
+        else vmovups(a, v);
+    };
+    // line = permute(prev, cur) into prev's register, stored at off; cur becomes prev.
+    auto line = [&](const Zmm &prev_a, const Zmm &cur_a, const Zmm &prev_b, const Zmm &cur_b, int off, const Opmask *ma,
+                    const Opmask *mb) {
+        vpermt2ps(prev_a, idx_a, cur_a);
+        store(prev_a, off, ma, false);
+        if (pair_) {
+            vpermt2ps(prev_b, idx_b, cur_b);
+            store(prev_b, off, mb, true);
+        }
+    };
+    auto advance = [&] {
+        for (const Reg64 &r : hd_ ? std::vector<Reg64>{reg_a, reg_b, reg_c, reg_d} : std::vector<Reg64>{reg_a, reg_b})
+            add(r, simd_w * 4);
+        add(r14, simd_w * 4);
+    };
+    // Vector 0 into A; line 0 (head) through B, whose lanes the head mask drops.
+    blend(A_a, 0, A_b);
+    line(B_a, A_a, B_b, A_b, 0, &k1, &k4);
+    advance();
+    // Vectors 1 .. nv - 2, two per trip: prev alternates between A and B.
+    const int64_t mid = nv - 2;
+    if (mid >= 2) {
+        Label l_two;
+        mov(reg_cnt, mid / 2);
+        L(l_two); {
+            blend(B_a, 0, B_b);
+            line(A_a, B_a, A_b, B_b, 0, nullptr, nullptr);
+            blend(A_a, simd_w * 4, A_b);
+            line(B_a, A_a, B_b, A_b, simd_w * 4, nullptr, nullptr);
+            advance();
+            advance();
+            dec(reg_cnt);
+            jnz(l_two, T_NEAR);
+        }
+    }
+    const bool prev_in_b = mid % 2 == 1;
+    if (prev_in_b) {
+        blend(B_a, 0, B_b);
+        line(A_a, B_a, A_b, B_b, 0, nullptr, nullptr);
+        advance();
+    }
+    // prev is A (mid even) or B (odd); the last vector into the other, then lines nv - 1
+    // and nv under their masks.
+    const Zmm &pa = prev_in_b ? B_a : A_a, &ca = prev_in_b ? A_a : B_a;
+    const Zmm &pb = prev_in_b ? B_b : A_b, &cb = prev_in_b ? A_b : B_b;
+    blend(ca, 0, cb);
+    line(pa, ca, pb, cb, 0, &k2, &k5);
+    line(ca, ca, cb, cb, simd_w * 4, &k3, &k6);  // line nv: lanes of the last vector only
+    add(reg_dst, static_cast<int>(c.row_out * 4));  // the row's end
+}
+
 template <cpu_isa isa>
 void jit_ncx_vblend<isa>::generate() {
     const jit_conf &c = conf_;
     const int out_es = final_ ? c.esize : 4;
+    if (align_) {
+        push(r14);
+        push(r15);
+        push(rbp);
+    }
     mov(reg_dst, PARG(dst));
     if (pair_) {
         push(reg_boff);
@@ -189,7 +308,7 @@ void jit_ncx_vblend<isa>::generate() {
             vbroadcastss(vmm_w0, dword[reg_tab + 16]);
             vbroadcastss(vmm_w1, dword[reg_tab + 20]);
             row(out_es);
-            if (c.ow_tail > 0) add(reg_dst, static_cast<int>(final_ ? c.ow_tail * out_es : simd_w * 4));
+            if (c.ow_tail > 0 && !align_) add(reg_dst, static_cast<int>(final_ ? c.ow_tail * out_es : simd_w * 4));
             add(reg_tab, 24);
             dec(reg_rows);
             jnz(l_row, T_NEAR);
@@ -198,6 +317,11 @@ void jit_ncx_vblend<isa>::generate() {
         pop(reg_tab);
     }
     if (pair_) pop(reg_boff);
+    if (align_) {
+        pop(rbp);
+        pop(r15);
+        pop(r14);
+    }
     vzeroupper();
     ret();
     finish_code();

@@ -1032,6 +1032,53 @@ TEST(jit_bitwise, plane_blend_d_pairs) {
     EXPECT_FALSE(make_jit_conf(make_problem(down), cpu_isa::avx2).d_pairs);
 }
 
+// The 512-bit f32 blends of rows that are not whole vectors long store aligned lines, each
+// two neighbouring vectors combined by a vpermt2ps at the row's run-time misalignment, line 0
+// and the last two under masks (jit_ncx_vblend::aligned_row): plane and row mode, 2-D and 3-D
+// (H and D steps), H pairs and D pairs (two outputs of different misalignment), separable NXC
+// and flat NXC rows, rows of 2 vectors and 1 element up to 2 vectors and 15, every dtype
+// (16-bit rows keep the old path; the large cases in f32 only), both transforms, specials, 1
+// and 2 threads, dst against a guard page at either end (masked-out lanes lie outside the row).
+TEST(jit_bitwise, blend_rows_stored_aligned) {
+    REQUIRE_AVX2();
+    struct cs_t {
+        data_format f;
+        int64_t c;
+        std::vector<int64_t> in, out;
+        bool big;  // f32 only (the path is f32's; the emulated lane runs this test too)
+    };
+    const std::vector<cs_t> cases = {
+        {data_format::ncx, 2, {40, 33}, {57, 47}, false},             // plane mode, rows of 2 vectors + 15
+        {data_format::ncx, 1, {3, 40}, {5, 33}, false},               // 2 vectors + 1
+        {data_format::nxc, 5, {20, 30}, {37, 41}, false},             // flat NXC rows of 205
+        {data_format::ncx, 2, {5, 20, 50}, {10, 40, 90}, false},      // 3-D planes, D pairs
+        {data_format::ncx, 1, {200, 100}, {400, 333}, true},          // row mode, H pairs
+        {data_format::nxc, 39, {88, 8}, {360, 3}, true},              // separable NXC, H pairs
+        {data_format::ncx, 1, {4, 120, 300}, {6, 121, 301}, true}};   // 3-D row mode
+    uint32_t seed = 2600;
+    bool any512 = false, saw = false;
+    const int saved = omp_get_max_threads();
+    for (int threads : {1, 2}) {  // these rows never take NT stores (not whole vectors)
+        omp_set_num_threads(threads);
+        for (auto t : kTypes)
+            for (auto ct : kCtms)
+                for (const auto &cs : cases) {
+                    if (cs.big && t != data_type::f32) continue;
+                    const auto d = problem_builder().src(layout(cs.f, 1, cs.c, cs.in)).sizes(cs.out).fmt(cs.f).mode(mode::linear).ctm(ct).dt(t);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads;
+                    primitive_desc pd(d);
+                    if (pd.vector_bits() != 512 || t != data_type::f32) continue;
+                    any512 = true;
+                    const std::string code = primitive(pd).dump_asm();
+                    const size_t blend = code.find("blend");
+                    saw = saw || (blend != std::string::npos && code.find("vpermt2ps", blend) != std::string::npos);
+                }
+    }
+    omp_set_num_threads(saved);
+    EXPECT_EQ(saw, any512) << "the 512-bit f32 blends of these rows store aligned lines";
+}
+
 // Separable 2-D in row mode (the W-row LRU) with H pairs: rows oh and oh + 1 with the same H
 // taps from one blend2 call. NCX and flat NXC rows too long for plane mode, separable NXC
 // (bf16 at 2x, every dtype at 4x and up); OW tails; odd OH at 2 threads, so a split cuts

@@ -173,6 +173,8 @@ private:
     void row(int out_es);  // one output row from reg_a.. into reg_dst (advances all of them)
     template <typename Blend>
     void aligned_row(Blend &&blend);  // row() with aligned stores (jit_ncx_vblend.cpp); r14, r15, rbp
+    void aligned_consts();            // its constants, once per call, in zmm16 and zmm23-25
+    const Xbyak::Zmm zmm_iota = Xbyak::Zmm(16), zmm_c16 = Xbyak::Zmm(23), zmm_ct16 = Xbyak::Zmm(24), zmm_ct = Xbyak::Zmm(25);
     const Vmm vmm_w0 = Vmm(0), vmm_w1 = Vmm(1), vmm_r = Vmm(2);
     const Vmm vmm_wd0 = Vmm(3), vmm_wd1 = Vmm(4), vmm_r1 = Vmm(5);
     // pair: the second output's weights and results (free of the temporaries and the mask,

@@ -160,21 +160,12 @@ template <cpu_isa isa>
 template <typename Blend>
 void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
     const jit_conf &c = conf_;
-    const Zmm iota(16), idx_a(17), idx_b(18), A_a(19), B_a(20), A_b(21), B_b(22);
-    const int64_t nv = c.ow_vecs;                                    // >= 2
-    const int t = static_cast<int>(c.row_out - (nv - 1) * simd_w);  // lanes of the last vector, 1..15
-    static constexpr int32_t kIota0[8] = {0, 1, 2, 3, 4, 5, 6, 7}, kIota8[8] = {8, 9, 10, 11, 12, 13, 14, 15};
-    vmovdqu32(Ymm(iota.getIdx()), ptr[rip + pool_vec8(kIota0)]);
-    vinserti32x8(iota, iota, ptr[rip + pool_vec8(kIota8)], 1);
+    const Zmm idx_a(17), idx_b(18), A_a(19), B_a(20), A_b(21), B_b(22);
+    const int64_t nv = c.ow_vecs;  // >= 2
     // One output's state: its permute index and its masks, all from the index (AVX512F
     // compares; no BMI2, which the tiers do not require): head, lanes i >= m (index >= 16);
-    // last, i < t + m (index < t + 16); next, i < t + m - 16 (index < t). r15: m elements
-    // as bytes, for the line base.
-    const Zmm c16(23), ct16(24), ct(25);
-    for (const auto &[z, v] : {std::pair<Zmm, int>{c16, 16}, {ct16, t + 16}, {ct, t}}) {
-        mov(reg_cnt.cvt32(), v);
-        vpbroadcastd(z, reg_cnt.cvt32());
-    }
+    // last, i < t + m (index < t + 16); next, i < t + m - 16 (index < t), with t the last
+    // vector's lanes (aligned_consts). r15: m elements as bytes, for the line base.
     auto setup = [&](const Reg64 &addr, const Zmm &idx, const Opmask &head, const Opmask &last, const Opmask &next) {
         mov(r15, addr);
         shr(r15, 2);
@@ -182,10 +173,10 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
         mov(reg_cnt.cvt32(), 16);
         sub(reg_cnt.cvt32(), r15d);
         vpbroadcastd(idx, reg_cnt.cvt32());
-        vpaddd(idx, idx, iota);  // 16 - m + i
-        vpcmpd(head, idx, c16, 5);   // not less than
-        vpcmpd(last, idx, ct16, 1);  // less than
-        vpcmpd(next, idx, ct, 1);
+        vpaddd(idx, idx, zmm_iota);  // 16 - m + i
+        vpcmpd(head, idx, zmm_c16, 5);   // not less than
+        vpcmpd(last, idx, zmm_ct16, 1);  // less than
+        vpcmpd(next, idx, zmm_ct, 1);
         shl(r15, 2);
     };
     if (pair_) {
@@ -253,6 +244,20 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
     add(reg_dst, static_cast<int>(c.row_out * 4));  // the row's end
 }
 
+// aligned_row's constants, once per call: 0..15, 16, t + 16 and t (t: lanes of the row's last
+// vector, 1..15).
+template <cpu_isa isa>
+void jit_ncx_vblend<isa>::aligned_consts() {
+    const int t = static_cast<int>(conf_.row_out - (conf_.ow_vecs - 1) * simd_w);
+    static constexpr int32_t kIota0[8] = {0, 1, 2, 3, 4, 5, 6, 7}, kIota8[8] = {8, 9, 10, 11, 12, 13, 14, 15};
+    vmovdqu32(Ymm(zmm_iota.getIdx()), ptr[rip + pool_vec8(kIota0)]);
+    vinserti32x8(zmm_iota, zmm_iota, ptr[rip + pool_vec8(kIota8)], 1);
+    for (const auto &[z, v] : {std::pair<Zmm, int>{zmm_c16, 16}, {zmm_ct16, t + 16}, {zmm_ct, t}}) {
+        mov(reg_cnt.cvt32(), v);
+        vpbroadcastd(z, reg_cnt.cvt32());
+    }
+}
+
 template <cpu_isa isa>
 void jit_ncx_vblend<isa>::generate() {
     const jit_conf &c = conf_;
@@ -261,6 +266,7 @@ void jit_ncx_vblend<isa>::generate() {
         push(r14);
         push(r15);
         push(rbp);
+        if constexpr (std::is_same<Vmm, Zmm>::value) aligned_consts();
     }
     mov(reg_dst, PARG(dst));
     if (pair_) {

@@ -8,6 +8,8 @@
 #include "jit_conf.hpp"
 #include "jit_io.hpp"
 
+#include <vector>
+
 namespace xinterp {
 
 constexpr size_t kPassCodeSize = 8 * 1024;  // each pass kernel's code buffer
@@ -77,7 +79,7 @@ private:
     void select2(const Xbyak::Reg64 &row, const Xbyak::Reg64 &base, int idx_off, const Vmm &dst, const Vmm &hi, bool as_float);
     void store_xwords(const Xbyak::Xmm &x, int64_t n);
     void nearest_vector(int64_t n);
-    bool word_pairs() const;   // AVX2 16-bit nearest windows: output vectors two at a time
+    bool word_pairs() const;   // 16-bit nearest windows: output vectors two at a time
     void nearest_word_pair();  // vectors slot_ and slot_ + 1 (full), one ymm
     // While row() is emitted for a nearest row pair (conf.nearest_row_pairs: plane mode's
     // flagged rows, or the dup kernel): each output vector also goes to the next dst row,
@@ -151,8 +153,8 @@ public:
     // (conf.d_pairs): planes od and od + 1 (plane mode) or rows (od, oh) and (od + 1, oh) (row
     // mode), whose D taps are the same: each vector's two H steps serve both D steps, so per
     // output vector 2 loads and 4 FMA-pipe ops instead of 4 and 6. 2-D, not plane
-    // (conf.h_pairs): rows oh and oh + 1 with the same H taps: each
-    // vector of the two W rows is loaded once for both (1 load per output vector, not 2).
+    // (conf.h_pairs): rows oh and oh + 1 with the same H taps: each vector of the two W rows
+    // is loaded once for both (1 load per output vector, not 2).
     jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt = false, bool hd = false, bool plane = false,
                    bool pair = false);
     void generate();
@@ -171,6 +173,10 @@ private:
     const Xbyak::Reg64 reg_base_a = r11, reg_base_c = rax, reg_tab = rbx, reg_rows = r12;  // plane
     const Xbyak::Reg64 reg_boff = r13;  // pair: dst_b - dst; saved and restored
     void row(int out_es);  // one output row from reg_a.. into reg_dst (advances all of them)
+    // The f32 row pointers a row reads (hd: four, else two), which every vector step advances.
+    std::vector<Xbyak::Reg64> src_rows() const {
+        return hd_ ? std::vector<Xbyak::Reg64>{reg_a, reg_b, reg_c, reg_d} : std::vector<Xbyak::Reg64>{reg_a, reg_b};
+    }
     template <typename Blend>
     void aligned_row(Blend &&blend);  // row() with aligned stores (jit_ncx_vblend.cpp); r14, r15, rbp
     void aligned_consts();            // its constants, once per call, in zmm16 and zmm23-25

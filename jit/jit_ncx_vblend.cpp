@@ -74,7 +74,7 @@ void jit_ncx_vblend<isa>::row(int out_es) {
         }
     };
     auto advance = [&](int vecs) {
-        for (const Reg64 &r : hd_ ? std::vector<Reg64>{reg_a, reg_b, reg_c, reg_d} : std::vector<Reg64>{reg_a, reg_b})
+        for (const Reg64 &r : src_rows())
             add(r, vecs * simd_w * 4);
         add(reg_dst, vecs * simd_w * out_es);
     };
@@ -204,7 +204,7 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
         }
     };
     auto advance = [&] {
-        for (const Reg64 &r : hd_ ? std::vector<Reg64>{reg_a, reg_b, reg_c, reg_d} : std::vector<Reg64>{reg_a, reg_b})
+        for (const Reg64 &r : src_rows())
             add(r, simd_w * 4);
         add(r14, simd_w * 4);
     };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace xinterp {
 
@@ -334,6 +335,29 @@ Xbyak::Label &jit_io::pool_const(uint64_t value) {
         if (e.first == value) return *e.second;
     pool_.emplace_back(value, std::make_unique<Xbyak::Label>());
     return *pool_.back().second;
+}
+
+void jit_io::aligned_line_consts(int t, const Xbyak::Zmm &iota, const Xbyak::Zmm &c16, const Xbyak::Zmm &ct16,
+                                 const Xbyak::Zmm &ct, const Xbyak::Reg32 &tmp) {
+    static constexpr int32_t kIota0[8] = {0, 1, 2, 3, 4, 5, 6, 7}, kIota8[8] = {8, 9, 10, 11, 12, 13, 14, 15};
+    vmovdqu32(Xbyak::Ymm(iota.getIdx()), ptr[rip + pool_vec8(kIota0)]);
+    vinserti32x8(iota, iota, ptr[rip + pool_vec8(kIota8)], 1);
+    for (const auto &[z, v] : {std::pair<Xbyak::Zmm, int>{c16, 16}, {ct16, t + 16}, {ct, t}}) {
+        mov(tmp, v);
+        vpbroadcastd(z, tmp);
+    }
+}
+
+void jit_io::aligned_line_index(const Xbyak::Reg64 &addr, const Xbyak::Reg64 &m_bytes, const Xbyak::Reg32 &tmp,
+                                const Xbyak::Zmm &idx, const Xbyak::Zmm &iota) {
+    mov(m_bytes, addr);
+    shr(m_bytes, 2);
+    and_(m_bytes.cvt32(), 15);  // m
+    mov(tmp, 16);
+    sub(tmp, m_bytes.cvt32());
+    vpbroadcastd(idx, tmp);
+    vpaddd(idx, idx, iota);  // 16 - m + i
+    shl(m_bytes, 2);
 }
 
 Xbyak::Label &jit_io::pool_vec8(const int32_t (&v)[8]) {

@@ -23,7 +23,9 @@ jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt,
       fused_(fused),
       plane_(plane),
       h2_(h2),
-      dup_row_(dup && final_out && !nt && !plane) {
+      dup_row_(dup && final_out && !nt && !plane),
+      align_(kEvex && std::is_same<Vmm, Xbyak::Zmm>::value && final_out && !nt && plane && !fused && !h2 && !conf.flat &&
+             conf.algorithm != alg::linear && conf.esize == 4 && conf.row_out % simd_w != 0 && conf.row_out >= 2 * simd_w) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
 
@@ -326,22 +328,119 @@ void jit_ncx_wpass<isa>::nearest_vector(int64_t n) {
     } else if (c.gather_by_insert && c.esize == 2) {
         gather_words(reg_src, xa, V);
         return store_xwords(xa, n);
-    } else if (c.short_window()) {  // the whole row, under a mask (AVX-512 only)
-        load_f32(data_type::f32, vmm_a, ptr[reg_src], c.row_in);
+    }
+    nearest_select(vmm_a);
+    const Address next = ptr[out() + c.dst_row_bytes];
+    store_u32_bits(c.esize, ptr[out()], vmm_a, n, nt_, dup_ ? &next : nullptr);
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::nearest_select(const Vmm &v) {
+    const jit_conf &c = conf_;
+    const int V = simd_w * 4;
+    if (c.short_window()) {  // the whole row, under a mask (AVX-512 only)
+        load_f32(data_type::f32, v, ptr[reg_src], c.row_in);
         load_idx(V);
-        vpermd(vmm_a, vmm_idx, vmm_a);
+        vpermd(v, vmm_idx, v);
     } else if (c.window) {
         movsxd(reg_ba, dword[tab()]);
         load_idx(V);
-        vpermd(vmm_a, vmm_idx, ptr[reg_src + reg_ba * 4]);
+        vpermd(v, vmm_idx, ptr[reg_src + reg_ba * 4]);
     } else if (c.window2) {
         movsxd(reg_ba, dword[tab()]);
-        select2(reg_src, reg_ba, V, vmm_a, Vmm(kT0), false);
+        select2(reg_src, reg_ba, V, v, Vmm(kT0), false);
     } else {
-        gather(reg_src, vmm_a, V, false);
+        gather(reg_src, v, V, false);
     }
-    const Address next = ptr[out() + c.dst_row_bytes];
-    store_u32_bits(c.esize, ptr[out()], vmm_a, n, nt_, dup_ ? &next : nullptr);
+}
+
+// Nearest plane rows that are not whole vectors long start off a cache line in most rows, and
+// then nearly every store splits two lines (c17 NCX, 65x65 rows, took 2x the time of 64x64).
+// As jit_ncx_vblend::aligned_row does for the linear blends: vector k of the row (from its
+// record, as before) is combined with vector k - 1 by one vpermt2ps at the row's run-time
+// misalignment into the aligned line they share, stored whole; line 0 under a mask of lanes
+// >= m, the last two under masks of the elements the row has left. With dup the same vectors
+// make the next row's lines too (its own m), through vmm T, since the permute overwrites its
+// first table. Leaves reg_dst past the row's full vectors and reg_tab anywhere, as row() does
+// for plane_row_step.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::aligned_row(bool dup) {
+    if constexpr (kEvex) {
+        const jit_conf &c = conf_;
+        const Xbyak::Zmm idx_a(17), idx_b(18), A(19), B(20), T(21);
+        const int V = simd_w * 4;
+        const int64_t nv = c.ow_vecs;  // >= 2
+        const Reg64 base = rbx, off_b = rbp;  // line 0 of the row; the second row's, from base
+        aligned_line_index(reg_dst, r15, reg_cnt.cvt32(), idx_a, zmm_iota);
+        vpcmpd(k3, idx_a, zmm_c16, 5);  // head: lanes >= m
+        mov(base, reg_dst);
+        sub(base, r15);
+        if (dup) {
+            lea(off_b, ptr[reg_dst + c.dst_row_bytes]);
+            aligned_line_index(off_b, r15, reg_cnt.cvt32(), idx_b, zmm_iota);
+            vpcmpd(k4, idx_b, zmm_c16, 5);
+            sub(off_b, r15);
+            sub(off_b, base);
+        }
+        auto store = [&](const Address &a, const Xbyak::Zmm &v, const Opmask *m) {
+            if (m) vmovups(a | *m, v);
+            else vmovups(a, v);
+        };
+        // The line at off from prev and cur, into prev's register (b's through T first).
+        auto line = [&](const Xbyak::Zmm &prev, const Xbyak::Zmm &cur, int off, const Opmask *ma, const Opmask *mb) {
+            if (dup) {
+                vmovaps(T, prev);
+                vpermt2ps(T, idx_b, cur);
+                store(ptr[base + off_b + off], T, mb);
+            }
+            vpermt2ps(prev, idx_a, cur);
+            store(ptr[base + off], prev, ma);
+        };
+        auto vec = [&](const Xbyak::Zmm &v, int slot) {
+            slot_ = slot;
+            nearest_select(v);
+            slot_ = 0;
+        };
+        // Vector 0 into A; line 0 through B, whose lanes the head masks drop.
+        vec(A, 0);
+        line(B, A, 0, &k3, &k4);
+        add(reg_tab, c.rec_bytes);
+        add(base, V);
+        const int64_t mid = nv - 2;
+        if (mid >= 2) {
+            Label l_two;
+            mov(reg_cnt, mid / 2);
+            L(l_two); {
+                vec(B, 0);
+                line(A, B, 0, nullptr, nullptr);
+                vec(A, 1);
+                line(B, A, V, nullptr, nullptr);
+                add(reg_tab, 2 * c.rec_bytes);
+                add(base, 2 * V);
+                dec(reg_cnt);
+                jnz(l_two, T_NEAR);
+            }
+        }
+        const bool prev_in_b = mid % 2 == 1;
+        if (prev_in_b) {
+            vec(B, 0);
+            line(A, B, 0, nullptr, nullptr);
+            add(reg_tab, c.rec_bytes);
+            add(base, V);
+        }
+        const Xbyak::Zmm &prev = prev_in_b ? B : A, &cur = prev_in_b ? A : B;
+        vec(cur, 0);
+        // last: lanes < t + m (index < t + 16); next: lanes < t + m - 16 (index < t)
+        vpcmpd(k3, idx_a, zmm_ct16, 1);
+        vpcmpd(k5, idx_a, zmm_ct, 1);
+        if (dup) {
+            vpcmpd(k4, idx_b, zmm_ct16, 1);
+            vpcmpd(k6, idx_b, zmm_ct, 1);
+        }
+        line(prev, cur, 0, &k3, &k4);
+        line(cur, cur, V, &k5, &k6);
+        add(reg_dst, static_cast<int>(c.ow_full * V));
+    }
 }
 
 // Linear: the W interpolation of `row` for the current record, into r (f32 lanes).
@@ -887,6 +986,12 @@ void jit_ncx_wpass<isa>::generate() {
         push(reg_rows);
         push(reg_base);
     }
+    if (align_) {
+        push(rbx);
+        push(r15);
+        push(rbp);
+        aligned_line_consts(static_cast<int>(c.ow_tail), zmm_iota, zmm_c16, zmm_ct16, zmm_ct, reg_cnt.cvt32());
+    }
     mov(reg_src, PARG(src));
     mov(reg_dst, PARG(dst));
     mov(reg_tab, PARG(tab));
@@ -934,9 +1039,13 @@ void jit_ncx_wpass<isa>::generate() {
                     jnc(l_single, T_NEAR);
                     cmp(reg_rows, 2);  // a thread's rows may end on a pair's first row
                     jb(l_single, T_NEAR);
-                    dup_ = true;
-                    row();
-                    dup_ = false;
+                    if (align_) {
+                        aligned_row(true);
+                    } else {
+                        dup_ = true;
+                        row();
+                        dup_ = false;
+                    }
                     plane_row_step(true);
                     sub(reg_rows, 2);
                     jnz(l_row, T_NEAR);
@@ -955,7 +1064,8 @@ void jit_ncx_wpass<isa>::generate() {
                 vbroadcastss(vmm_wh0, dword[reg_row + 16]);
                 vbroadcastss(vmm_wh1, dword[reg_row + 20]);
             }
-            row();
+            if (align_) aligned_row(false);
+            else row();
             plane_row_step(false);
             dec(reg_rows);
             jnz(l_row, T_NEAR);
@@ -967,6 +1077,11 @@ void jit_ncx_wpass<isa>::generate() {
         dup_ = false;
     }
     vzeroupper();
+    if (align_) {
+        pop(rbp);
+        pop(r15);
+        pop(rbx);
+    }
     if (plane_) {
         pop(reg_base);
         pop(reg_rows);

@@ -79,6 +79,12 @@ private:
     void select2(const Xbyak::Reg64 &row, const Xbyak::Reg64 &base, int idx_off, const Vmm &dst, const Vmm &hi, bool as_float);
     void store_xwords(const Xbyak::Xmm &x, int64_t n);
     void nearest_vector(int64_t n);
+    void nearest_select(const Vmm &v);  // nearest_vector's elements into v (f32, or their bits zero-extended)
+    // Nearest plane rows at 512 bits, f32, not whole vectors long (plain stores): each row
+    // (with dup, and its copy a row on) stored as whole aligned lines (jit_ncx_kernels.cpp).
+    const bool align_;
+    void aligned_row(bool dup);  // rbx, r15, rbp (saved by generate)
+    const Xbyak::Zmm zmm_iota = Xbyak::Zmm(16), zmm_c16 = Xbyak::Zmm(23), zmm_ct16 = Xbyak::Zmm(24), zmm_ct = Xbyak::Zmm(25);
     bool word_pairs() const;   // 16-bit nearest windows: output vectors two at a time
     void nearest_word_pair();  // vectors slot_ and slot_ + 1 (full), one ymm
     // While row() is emitted for a nearest row pair (conf.nearest_row_pairs: plane mode's

@@ -167,17 +167,10 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
     // last, i < t + m (index < t + 16); next, i < t + m - 16 (index < t), with t the last
     // vector's lanes (aligned_consts). r15: m elements as bytes, for the line base.
     auto setup = [&](const Reg64 &addr, const Zmm &idx, const Opmask &head, const Opmask &last, const Opmask &next) {
-        mov(r15, addr);
-        shr(r15, 2);
-        and_(r15d, 15);  // m
-        mov(reg_cnt.cvt32(), 16);
-        sub(reg_cnt.cvt32(), r15d);
-        vpbroadcastd(idx, reg_cnt.cvt32());
-        vpaddd(idx, idx, zmm_iota);  // 16 - m + i
+        aligned_line_index(addr, r15, reg_cnt.cvt32(), idx, zmm_iota);
         vpcmpd(head, idx, zmm_c16, 5);   // not less than
         vpcmpd(last, idx, zmm_ct16, 1);  // less than
         vpcmpd(next, idx, zmm_ct, 1);
-        shl(r15, 2);
     };
     if (pair_) {
         lea(rbp, ptr[reg_dst + reg_boff]);
@@ -249,13 +242,7 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
 template <cpu_isa isa>
 void jit_ncx_vblend<isa>::aligned_consts() {
     const int t = static_cast<int>(conf_.row_out - (conf_.ow_vecs - 1) * simd_w);
-    static constexpr int32_t kIota0[8] = {0, 1, 2, 3, 4, 5, 6, 7}, kIota8[8] = {8, 9, 10, 11, 12, 13, 14, 15};
-    vmovdqu32(Ymm(zmm_iota.getIdx()), ptr[rip + pool_vec8(kIota0)]);
-    vinserti32x8(zmm_iota, zmm_iota, ptr[rip + pool_vec8(kIota8)], 1);
-    for (const auto &[z, v] : {std::pair<Zmm, int>{zmm_c16, 16}, {zmm_ct16, t + 16}, {zmm_ct, t}}) {
-        mov(reg_cnt.cvt32(), v);
-        vpbroadcastd(z, reg_cnt.cvt32());
-    }
+    aligned_line_consts(t, zmm_iota, zmm_c16, zmm_ct16, zmm_ct, reg_cnt.cvt32());
 }
 
 template <cpu_isa isa>

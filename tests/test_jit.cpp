@@ -1032,51 +1032,83 @@ TEST(jit_bitwise, plane_blend_d_pairs) {
     EXPECT_FALSE(make_jit_conf(make_problem(down), cpu_isa::avx2).d_pairs);
 }
 
+// The aligned-line sweeps below: each case (mode m) in every dtype (big cases in f32 only: the
+// emulated lane runs these tests too) and transform, specials, 1 and 2 threads (these rows
+// never take NT stores: they are not whole vectors), dst against a guard page at either end.
+// Returns the 512-bit f32 kernels' code from `part` (the part that stores the rows) on, one
+// string per kernel that has that part.
+std::vector<std::string> sweep_aligned_rows(const std::vector<layout_shape> &cases, const std::vector<bool> &big, mode m,
+                                            uint32_t seed, const std::string &part) {
+    std::vector<std::string> parts;
+    const int saved = omp_get_max_threads();
+    for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        for (auto t : kTypes)
+            for (auto ct : kCtms)
+                for (size_t i = 0; i < cases.size(); ++i) {
+                    const layout_shape &cs = cases[i];
+                    if (big[i] && t != data_type::f32) continue;
+                    const auto d = problem_builder().src(layout(cs.f, 1, cs.c, cs.in)).sizes(cs.out).fmt(cs.f).mode(m).ctm(ct).dt(t);
+                    ++seed;
+                    EXPECT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads;
+                    primitive_desc pd(d);
+                    if (pd.vector_bits() != 512 || t != data_type::f32) continue;
+                    const std::string code = primitive(pd).dump_asm();
+                    if (const size_t at = code.find(part); at != std::string::npos) parts.push_back(code.substr(at));
+                }
+    }
+    omp_set_num_threads(saved);
+    return parts;
+}
+
+bool all_permute(const std::vector<std::string> &parts) {
+    return std::all_of(parts.begin(), parts.end(), [](const std::string &c) { return c.find("vpermt2ps") != std::string::npos; });
+}
+
 // The 512-bit f32 blends of rows that are not whole vectors long store aligned lines, each
 // two neighbouring vectors combined by a vpermt2ps at the row's run-time misalignment, line 0
 // and the last two under masks (jit_ncx_vblend::aligned_row): plane and row mode, 2-D and 3-D
 // (H and D steps), H pairs and D pairs (two outputs of different misalignment), separable NXC
-// and flat NXC rows, rows of 2 vectors and 1 element up to 2 vectors and 15, every dtype
-// (16-bit rows keep the old path; the large cases in f32 only), both transforms, specials, 1
-// and 2 threads, dst against a guard page at either end (masked-out lanes lie outside the row).
+// and flat NXC rows, rows of 2 vectors and 1 element up to 2 vectors and 15 (16-bit rows keep
+// the old path).
 TEST(jit_bitwise, blend_rows_stored_aligned) {
     REQUIRE_AVX2();
-    struct cs_t {
-        data_format f;
-        int64_t c;
-        std::vector<int64_t> in, out;
-        bool big;  // f32 only (the path is f32's; the emulated lane runs this test too)
-    };
-    const std::vector<cs_t> cases = {
-        {data_format::ncx, 2, {40, 33}, {57, 47}, false},             // plane mode, rows of 2 vectors + 15
-        {data_format::ncx, 1, {3, 40}, {5, 33}, false},               // 2 vectors + 1
-        {data_format::nxc, 5, {20, 30}, {37, 41}, false},             // flat NXC rows of 205
-        {data_format::ncx, 2, {5, 20, 50}, {10, 40, 90}, false},      // 3-D planes, D pairs
-        {data_format::ncx, 1, {200, 100}, {400, 333}, true},          // row mode, H pairs
-        {data_format::nxc, 39, {88, 8}, {360, 3}, true},              // separable NXC, H pairs
-        {data_format::ncx, 1, {4, 120, 300}, {6, 121, 301}, true}};   // 3-D row mode
-    uint32_t seed = 2600;
-    bool any512 = false, saw = false;
-    const int saved = omp_get_max_threads();
-    for (int threads : {1, 2}) {  // these rows never take NT stores (not whole vectors)
-        omp_set_num_threads(threads);
-        for (auto t : kTypes)
-            for (auto ct : kCtms)
-                for (const auto &cs : cases) {
-                    if (cs.big && t != data_type::f32) continue;
-                    const auto d = problem_builder().src(layout(cs.f, 1, cs.c, cs.in)).sizes(cs.out).fmt(cs.f).mode(mode::linear).ctm(ct).dt(t);
-                    ++seed;
-                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads;
-                    primitive_desc pd(d);
-                    if (pd.vector_bits() != 512 || t != data_type::f32) continue;
-                    any512 = true;
-                    const std::string code = primitive(pd).dump_asm();
-                    const size_t blend = code.find("blend");
-                    saw = saw || (blend != std::string::npos && code.find("vpermt2ps", blend) != std::string::npos);
-                }
-    }
-    omp_set_num_threads(saved);
-    EXPECT_EQ(saw, any512) << "the 512-bit f32 blends of these rows store aligned lines";
+    const std::vector<layout_shape> cases = {
+        {data_format::ncx, 2, {40, 33}, {57, 47}},             // plane mode, rows of 2 vectors + 15
+        {data_format::ncx, 1, {3, 40}, {5, 33}},               // 2 vectors + 1
+        {data_format::nxc, 5, {20, 30}, {37, 41}},             // flat NXC rows of 205
+        {data_format::ncx, 2, {5, 20, 50}, {10, 40, 90}},      // 3-D planes, D pairs
+        {data_format::ncx, 1, {200, 100}, {400, 333}},         // row mode, H pairs
+        {data_format::nxc, 39, {88, 8}, {360, 3}},             // separable NXC, H pairs
+        {data_format::ncx, 1, {4, 120, 300}, {6, 121, 301}}};  // 3-D row mode
+    const std::vector<bool> big = {false, false, false, false, true, true, true};
+    const auto parts = sweep_aligned_rows(cases, big, mode::linear, 2600, "blend");
+    EXPECT_TRUE(all_permute(parts)) << "the 512-bit f32 blends of these rows store aligned lines";
+    EXPECT_TRUE(W != 16 || parts.size() == 2 * kCtms.size() * cases.size()) << parts.size() << " 512-bit f32 blends";
+}
+
+// The 512-bit f32 nearest plane rows that are not whole vectors long store aligned lines
+// (jit_ncx_wpass::aligned_row): each vector combined with the one before by a vpermt2ps at the
+// row's run-time misalignment; with a row pair, the second row's lines from the same vectors at
+// its own misalignment. Rows of 2 vectors + 1 up to 7 vectors + 15 (the plane-mode limit),
+// tails that push the last line past 16 lanes (t + m > 16), H up (pairs) and down (singles),
+// 3-D, flat NXC rows; every dtype (16-bit rows keep the old path), both transforms, specials,
+// 1 and 2 threads (a split may end on a pair's first row), dst against a guard page at either
+// end.
+TEST(jit_bitwise, nearest_plane_rows_stored_aligned) {
+    REQUIRE_AVX2();
+    const std::vector<layout_shape> cases = {
+        {data_format::ncx, 3, {33, 33}, {65, 65}},        // c17's: 4 vectors + 1, pairs
+        {data_format::ncx, 2, {31, 29}, {47, 61}},        // c23's: 3 vectors + 13
+        {data_format::ncx, 1, {15, 15}, {73, 73}},        // r15to73's: 4 vectors + 9
+        {data_format::ncx, 2, {9, 20}, {20, 33}},         // 2 vectors + 1
+        {data_format::ncx, 1, {40, 40}, {17, 47}},        // 2 vectors + 15, H down: single rows
+        {data_format::ncx, 1, {30, 100}, {61, 127}},      // 7 vectors + 15
+        {data_format::ncx, 2, {3, 5, 20}, {7, 9, 37}},    // 3-D, D and H up
+        {data_format::nxc, 3, {10, 11}, {21, 13}}};       // flat NXC rows of 39
+    const auto parts = sweep_aligned_rows(cases, std::vector<bool>(cases.size(), false), mode::nearest, 3100, "part wplane");
+    EXPECT_TRUE(all_permute(parts)) << "the 512-bit f32 nearest plane rows store aligned lines";
+    EXPECT_TRUE(W != 16 || !parts.empty()) << "512-bit f32 cases must reach plane mode";
 }
 
 // Separable 2-D in row mode (the W-row LRU) with H pairs: rows oh and oh + 1 with the same H

@@ -60,7 +60,7 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.per_p = 0;
     c.per_pairs = c.per_inlane = c.per_lane_split = false;
     c.h2_pairs = c.fuse_h = c.plane_mode = c.hvol = c.wplane_cols = c.cols_inlane = false;
-    c.d_pairs = c.h_pairs = c.pairs_nt = c.nearest_row_pairs = false;
+    c.d_pairs = c.h_pairs = c.pairs_nt = c.nearest_row_pairs = c.plane_lines = false;
     c.nt_eligible = c.nt_stream = c.copy_aligned = false;
     c.n_slots = c.n_wplanes = 0;
     c.wplane_bytes = 0;
@@ -720,6 +720,20 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
             c.stream_off = (c.scratch_bytes + 63) / 64 * 64;
             c.scratch_bytes = c.stream_off + 2 * c.dst_row_bytes;
         }
+    }
+    // Nearest plane rows at 512 bits that are not whole lines long, stored as whole aligned
+    // lines (jit_conf.hpp, plane_lines). bench_ab against the split stores (Xeon dev VM): f32
+    // c17 NCX 0.66-0.69x the time, c23 0.69x, r15to73 0.67-0.68x, 20x30 -> 40x127 C = 8
+    // 0.55x, 32x32 -> 64x50 C = 256 0.81x, 20x20 -> 50x33 C = 16 0.85x, 50x50 identity 0.89x,
+    // 80x200 -> 40x100 C = 64 0.95-1.03x; 16-bit 40x127 0.65-0.75x, 40x30 -> 100x100 C = 64
+    // 0.74x, 100x40 -> 200x120 C = 3 0.74-0.76x, c17 and r15to73 0.92-0.96x, 40x10 -> 100x70
+    // C = 64 1.03x. Rows of under two lines (f32 17-31 elements, 16-bit 33-63) ran 1.0-1.4x
+    // slower, and so did outputs that stay in L1 (16-bit 7x9x11 -> 13x5x67 C = 5, 43 KB:
+    // 1.2-1.3x), whose split stores cost little.
+    {
+        const int64_t lanes = 64 / c.esize;
+        c.plane_lines = !lin && c.pass_engine && c.plane_mode && w == 16 && !c.flat && (c.esize == 4 || c.window) &&
+                        c.row_out % lanes != 0 && c.row_out >= 2 * lanes && p.dst_bytes >= jit_conf::kLinesMinBytes;
     }
     // 3-D plane-mode blends (NCX, separable NXC): od pairs with the same D taps share the H
     // steps of their four W-plane rows (jit_conf.hpp, d_pairs). A/B on the dev VM, dst in

@@ -334,6 +334,12 @@ struct jit_conf {
     // whole aligned lines (jit_stream_copy.hpp). Split stores to lines outside L1 cost several
     // cycles each: 108x233 -> 207x362 C = 4 ran 2.3x slower than -> 207x352 (Xeon dev VM).
     bool copy_aligned = false;
+    // Nearest plane mode at 512 bits whose rows are not whole 64-byte lines (but at least two
+    // long: f32 and 16-bit with windows): the W pass's plain-store variant stores each row as
+    // whole aligned lines, each line-sized vector combined with the one before at the row's
+    // run-time misalignment (jit_ncx_wpass::aligned_row), where dst passes kLinesMinBytes.
+    static constexpr int64_t kLinesMinBytes = int64_t(64) << 10;
+    bool plane_lines = false;
 
     int64_t rows = 0;                  // kernel calls per execution
     int64_t src_row_bytes = 0, dst_row_bytes = 0;

@@ -337,27 +337,38 @@ Xbyak::Label &jit_io::pool_const(uint64_t value) {
     return *pool_.back().second;
 }
 
-void jit_io::aligned_line_consts(int t, const Xbyak::Zmm &iota, const Xbyak::Zmm &c16, const Xbyak::Zmm &ct16,
-                                 const Xbyak::Zmm &ct, const Xbyak::Reg32 &tmp) {
+void jit_io::aligned_line_consts(int esize, int t, const Xbyak::Zmm &iota, const Xbyak::Zmm &lanes, const Xbyak::Zmm &t_lanes,
+                                 const Xbyak::Zmm &t_only, const Xbyak::Reg32 &tmp) {
     static constexpr int32_t kIota0[8] = {0, 1, 2, 3, 4, 5, 6, 7}, kIota8[8] = {8, 9, 10, 11, 12, 13, 14, 15};
-    vmovdqu32(Xbyak::Ymm(iota.getIdx()), ptr[rip + pool_vec8(kIota0)]);
-    vinserti32x8(iota, iota, ptr[rip + pool_vec8(kIota8)], 1);
-    for (const auto &[z, v] : {std::pair<Xbyak::Zmm, int>{c16, 16}, {ct16, t + 16}, {ct, t}}) {
+    static constexpr int32_t kWords0[8] = {0x10000, 0x30002, 0x50004, 0x70006, 0x90008, 0xb000a, 0xd000c, 0xf000e};
+    static constexpr int32_t kWords16[8] = {0x110010, 0x130012, 0x150014, 0x170016, 0x190018, 0x1b001a, 0x1d001c, 0x1f001e};
+    const bool words = esize == 2;
+    vmovdqu32(Xbyak::Ymm(iota.getIdx()), ptr[rip + pool_vec8(words ? kWords0 : kIota0)]);
+    vinserti32x8(iota, iota, ptr[rip + pool_vec8(words ? kWords16 : kIota8)], 1);
+    const int n = 64 / esize;
+    for (const auto &[z, v] : {std::pair<Xbyak::Zmm, int>{lanes, n}, {t_lanes, t + n}, {t_only, t}}) {
         mov(tmp, v);
-        vpbroadcastd(z, tmp);
+        if (words) vpbroadcastw(z, tmp.cvt16());
+        else vpbroadcastd(z, tmp);
     }
 }
 
-void jit_io::aligned_line_index(const Xbyak::Reg64 &addr, const Xbyak::Reg64 &m_bytes, const Xbyak::Reg32 &tmp,
+void jit_io::aligned_line_index(int esize, const Xbyak::Reg64 &addr, const Xbyak::Reg64 &m_bytes, const Xbyak::Reg32 &tmp,
                                 const Xbyak::Zmm &idx, const Xbyak::Zmm &iota) {
+    const int n = 64 / esize, shift = esize == 2 ? 1 : 2;
     mov(m_bytes, addr);
-    shr(m_bytes, 2);
-    and_(m_bytes.cvt32(), 15);  // m
-    mov(tmp, 16);
+    shr(m_bytes, shift);
+    and_(m_bytes.cvt32(), n - 1);  // m
+    mov(tmp, n);
     sub(tmp, m_bytes.cvt32());
-    vpbroadcastd(idx, tmp);
-    vpaddd(idx, idx, iota);  // 16 - m + i
-    shl(m_bytes, 2);
+    if (esize == 2) {
+        vpbroadcastw(idx, tmp.cvt16());
+        vpaddw(idx, idx, iota);  // n - m + i
+    } else {
+        vpbroadcastd(idx, tmp);
+        vpaddd(idx, idx, iota);
+    }
+    shl(m_bytes, shift);
 }
 
 Xbyak::Label &jit_io::pool_vec8(const int32_t (&v)[8]) {

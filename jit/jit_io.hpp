@@ -52,15 +52,16 @@ protected:
     // Eight dwords in the pool, 32-byte aligned (a ymm operand), e.g. a permute control.
     Xbyak::Label &pool_vec8(const int32_t (&v)[8]);
     void load_kmask(const Xbyak::Opmask &k, uint64_t bits, int width);  // width 16 or 64
-    // Rows stored as whole aligned lines (512-bit f32 rows that are not whole vectors long:
-    // jit_ncx_vblend::aligned_row, jit_ncx_wpass::aligned_row). Once per call: iota = 0..15,
-    // c16 = 16, ct16 = t + 16, ct = t (t: lanes of the row's last vector). Per row at addr:
-    // m_bytes = 4m, m its misalignment in elements (its first line starts at addr - m_bytes),
-    // and idx = 16 - m + i, which permutes vector k - 1 (table 1) and vector k (table 2) into
-    // line k. tmp: a scratch GPR.
-    void aligned_line_consts(int t, const Xbyak::Zmm &iota, const Xbyak::Zmm &c16, const Xbyak::Zmm &ct16,
-                             const Xbyak::Zmm &ct, const Xbyak::Reg32 &tmp);
-    void aligned_line_index(const Xbyak::Reg64 &addr, const Xbyak::Reg64 &m_bytes, const Xbyak::Reg32 &tmp,
+    // Rows stored as whole aligned lines (512-bit rows that are not whole lines long:
+    // jit_ncx_vblend::aligned_row, jit_ncx_wpass::aligned_row), in elements of esize bytes (4:
+    // dwords, 16 a line; 2: words, 32 a line). Once per call: iota = 0, 1, .. in each element,
+    // lanes = the elements of a line, t_lanes = t + lanes, t = the elements of the row's last
+    // line-sized vector. Per row at addr: m_bytes = esize * m, m its misalignment in elements
+    // (its first line starts at addr - m_bytes), and idx = lanes - m + i, which permutes vector
+    // k - 1 (table 1) and vector k (table 2) into line k. tmp: a scratch GPR.
+    void aligned_line_consts(int esize, int t, const Xbyak::Zmm &iota, const Xbyak::Zmm &lanes, const Xbyak::Zmm &t_lanes,
+                             const Xbyak::Zmm &t_only, const Xbyak::Reg32 &tmp);
+    void aligned_line_index(int esize, const Xbyak::Reg64 &addr, const Xbyak::Reg64 &m_bytes, const Xbyak::Reg32 &tmp,
                             const Xbyak::Zmm &idx, const Xbyak::Zmm &iota);
 
     template <typename Vmm> void load_tail_mask(const Vmm &m, int64_t lanes);

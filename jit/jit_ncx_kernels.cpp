@@ -24,8 +24,7 @@ jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt,
       plane_(plane),
       h2_(h2),
       dup_row_(dup && final_out && !nt && !plane),
-      align_(kEvex && std::is_same<Vmm, Xbyak::Zmm>::value && final_out && !nt && plane && !fused && !h2 && !conf.flat &&
-             conf.algorithm != alg::linear && conf.esize == 4 && conf.row_out % simd_w != 0 && conf.row_out >= 2 * simd_w) {
+      align_(std::is_same<Vmm, Xbyak::Zmm>::value && conf.plane_lines && final_out && !nt && plane && !fused && !h2) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
 
@@ -354,57 +353,98 @@ void jit_ncx_wpass<isa>::nearest_select(const Vmm &v) {
     }
 }
 
-// Nearest plane rows that are not whole vectors long start off a cache line in most rows, and
-// then nearly every store splits two lines (c17 NCX, 65x65 rows, took 2x the time of 64x64).
-// As jit_ncx_vblend::aligned_row does for the linear blends: vector k of the row (from its
-// record, as before) is combined with vector k - 1 by one vpermt2ps at the row's run-time
-// misalignment into the aligned line they share, stored whole; line 0 under a mask of lanes
-// >= m, the last two under masks of the elements the row has left. With dup the same vectors
-// make the next row's lines too (its own m), through vmm T, since the permute overwrites its
-// first table. Leaves reg_dst past the row's full vectors and reg_tab anywhere, as row() does
-// for plane_row_step.
+// Nearest plane rows that are not whole lines long start off a cache line in most rows, and
+// then nearly every store splits two lines (c17 NCX, 65x65 rows, took 2x the time of 64x64 in
+// f32 and 2.4x in bf16). As jit_ncx_vblend::aligned_row does for the linear blends: line-sized
+// vector k of the row (f32: one record's 16 elements; 16-bit: two records' 32 words, as
+// nearest_word_pair makes them, the last one alone where ow_vecs is odd) is combined with
+// vector k - 1 by one vpermt2ps (vpermt2w) at the row's run-time misalignment into the aligned
+// line they share, stored whole; line 0 under a mask of lanes >= m, the last two under masks
+// of the elements the row has left. With dup the same vectors make the next row's lines too
+// (its own m), through T, since the permute overwrites its first table. Leaves reg_dst past
+// the row's full vectors and reg_tab anywhere, as row() does for plane_row_step. 16-bit rows
+// with windows only (short ones too: each record's window then the row under a mask).
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::aligned_row(bool dup) {
     if constexpr (kEvex) {
         const jit_conf &c = conf_;
         const Xbyak::Zmm idx_a(17), idx_b(18), A(19), B(20), T(21);
-        const int V = simd_w * 4;
-        const int64_t nv = c.ow_vecs;  // >= 2
+        const int esz = c.esize, V = 64, recs = esz == 4 ? 1 : 2;  // records per line-sized vector
+        const int64_t nv = (c.row_out * esz + V - 1) / V;       // >= 2
         const Reg64 base = rbx, off_b = rbp;  // line 0 of the row; the second row's, from base
-        aligned_line_index(reg_dst, r15, reg_cnt.cvt32(), idx_a, zmm_iota);
-        vpcmpd(k3, idx_a, zmm_c16, 5);  // head: lanes >= m
+        auto cmp = [&](const Opmask &k, const Xbyak::Zmm &idx, const Xbyak::Zmm &bound, uint8_t pred) {
+            if (esz == 4) vpcmpd(k, idx, bound, pred);
+            else vpcmpw(k, idx, bound, pred);
+        };
+        aligned_line_index(esz, reg_dst, r15, reg_cnt.cvt32(), idx_a, zmm_iota);
+        cmp(k3, idx_a, zmm_c16, 5);  // head: lanes >= m
         mov(base, reg_dst);
         sub(base, r15);
         if (dup) {
             lea(off_b, ptr[reg_dst + c.dst_row_bytes]);
-            aligned_line_index(off_b, r15, reg_cnt.cvt32(), idx_b, zmm_iota);
-            vpcmpd(k4, idx_b, zmm_c16, 5);
+            aligned_line_index(esz, off_b, r15, reg_cnt.cvt32(), idx_b, zmm_iota);
+            cmp(k4, idx_b, zmm_c16, 5);
             sub(off_b, r15);
             sub(off_b, base);
         }
         auto store = [&](const Address &a, const Xbyak::Zmm &v, const Opmask *m) {
-            if (m) vmovups(a | *m, v);
+            if (m && esz == 4) vmovups(a | *m, v);
+            else if (m) vmovdqu16(a | *m, v);
             else vmovups(a, v);
+        };
+        auto permute = [&](const Xbyak::Zmm &prev, const Xbyak::Zmm &idx, const Xbyak::Zmm &cur) {
+            if (esz == 4) vpermt2ps(prev, idx, cur);
+            else vpermt2w(prev, idx, cur);
         };
         // The line at off from prev and cur, into prev's register (b's through T first).
         auto line = [&](const Xbyak::Zmm &prev, const Xbyak::Zmm &cur, int off, const Opmask *ma, const Opmask *mb) {
             if (dup) {
                 vmovaps(T, prev);
-                vpermt2ps(T, idx_b, cur);
+                permute(T, idx_b, cur);
                 store(ptr[base + off_b + off], T, mb);
             }
-            vpermt2ps(prev, idx_a, cur);
+            permute(prev, idx_a, cur);
             store(ptr[base + off], prev, ma);
         };
-        auto vec = [&](const Xbyak::Zmm &v, int slot) {
-            slot_ = slot;
-            nearest_select(v);
+        // Line-sized vector `slot` (from reg_tab) into v; two: both of its 16-bit records.
+        auto vec = [&](const Xbyak::Zmm &v, int slot, bool two = true) {
+            slot_ = slot * recs;
+            if (esz == 4) {
+                nearest_select(v);
+            } else {
+                const Ymm lo(v.getIdx()), ctl(vmm_idx.getIdx()), hi(T.getIdx());  // T: free until line()
+                // A record's 16-word window; a short one is the whole row, under a mask.
+                auto window = [&](const Ymm &y, const Reg64 &b) {
+                    if (c.short_window()) {
+                        load_tail_mask(Xbyak::Zmm(y.getIdx()), c.row_in);
+                        vmovdqu16(y | k_tail | T_z, ptr[reg_src + b * 2]);
+                    } else {
+                        vmovdqu16(y, ptr[reg_src + b * 2]);  // EVEX: y may be ymm16+
+                    }
+                };
+                movsxd(reg_ba, dword[tab()]);
+                window(lo, reg_ba);
+                if (two) {
+                    movsxd(reg_bb, dword[tab(c.rec_bytes)]);
+                    if (c.short_window()) {
+                        window(hi, reg_bb);
+                        vinserti64x4(v, v, hi, 1);
+                    } else {
+                        vinserti64x4(v, v, ptr[reg_src + reg_bb * 2], 1);
+                    }
+                    vmovdqu16(Xbyak::Zmm(ctl.getIdx()), ptr[tab(V)]);
+                    vpermw(v, Xbyak::Zmm(ctl.getIdx()), v);
+                } else {  // the upper half is past the row: the masks drop it
+                    vmovdqu(ctl, ptr[tab(V)]);
+                    vpermw(lo, ctl, lo);
+                }
+            }
             slot_ = 0;
         };
         // Vector 0 into A; line 0 through B, whose lanes the head masks drop.
         vec(A, 0);
         line(B, A, 0, &k3, &k4);
-        add(reg_tab, c.rec_bytes);
+        add(reg_tab, recs * c.rec_bytes);
         add(base, V);
         const int64_t mid = nv - 2;
         if (mid >= 2) {
@@ -415,7 +455,7 @@ void jit_ncx_wpass<isa>::aligned_row(bool dup) {
                 line(A, B, 0, nullptr, nullptr);
                 vec(A, 1);
                 line(B, A, V, nullptr, nullptr);
-                add(reg_tab, 2 * c.rec_bytes);
+                add(reg_tab, 2 * recs * c.rec_bytes);
                 add(base, 2 * V);
                 dec(reg_cnt);
                 jnz(l_two, T_NEAR);
@@ -425,21 +465,21 @@ void jit_ncx_wpass<isa>::aligned_row(bool dup) {
         if (prev_in_b) {
             vec(B, 0);
             line(A, B, 0, nullptr, nullptr);
-            add(reg_tab, c.rec_bytes);
+            add(reg_tab, recs * c.rec_bytes);
             add(base, V);
         }
         const Xbyak::Zmm &prev = prev_in_b ? B : A, &cur = prev_in_b ? A : B;
-        vec(cur, 0);
-        // last: lanes < t + m (index < t + 16); next: lanes < t + m - 16 (index < t)
-        vpcmpd(k3, idx_a, zmm_ct16, 1);
-        vpcmpd(k5, idx_a, zmm_ct, 1);
+        vec(cur, 0, recs * nv == c.ow_vecs);
+        // last: lanes < t + m (index < t + lanes); next: lanes < t + m - lanes (index < t)
+        cmp(k3, idx_a, zmm_ct16, 1);
+        cmp(k5, idx_a, zmm_ct, 1);
         if (dup) {
-            vpcmpd(k4, idx_b, zmm_ct16, 1);
-            vpcmpd(k6, idx_b, zmm_ct, 1);
+            cmp(k4, idx_b, zmm_ct16, 1);
+            cmp(k6, idx_b, zmm_ct, 1);
         }
         line(prev, cur, 0, &k3, &k4);
         line(cur, cur, V, &k5, &k6);
-        add(reg_dst, static_cast<int>(c.ow_full * V));
+        add(reg_dst, static_cast<int>(c.ow_full * simd_w * esz));
     }
 }
 
@@ -990,7 +1030,9 @@ void jit_ncx_wpass<isa>::generate() {
         push(rbx);
         push(r15);
         push(rbp);
-        aligned_line_consts(static_cast<int>(c.ow_tail), zmm_iota, zmm_c16, zmm_ct16, zmm_ct, reg_cnt.cvt32());
+        const int lanes = 64 / c.esize;  // the row's last line-sized vector holds t elements
+        const int t = static_cast<int>(c.row_out - (c.row_out - 1) / lanes * lanes);
+        aligned_line_consts(c.esize, t, zmm_iota, zmm_c16, zmm_ct16, zmm_ct, reg_cnt.cvt32());
     }
     mov(reg_src, PARG(src));
     mov(reg_dst, PARG(dst));

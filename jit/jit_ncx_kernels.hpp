@@ -80,8 +80,9 @@ private:
     void store_xwords(const Xbyak::Xmm &x, int64_t n);
     void nearest_vector(int64_t n);
     void nearest_select(const Vmm &v);  // nearest_vector's elements into v (f32, or their bits zero-extended)
-    // Nearest plane rows at 512 bits, f32, not whole vectors long (plain stores): each row
-    // (with dup, and its copy a row on) stored as whole aligned lines (jit_ncx_kernels.cpp).
+    // conf.plane_lines, plain stores: each nearest plane row (with dup, and its copy a row on)
+    // stored as whole aligned lines (jit_ncx_kernels.cpp). Constants (aligned_line_consts):
+    // iota, lanes, t + lanes, t.
     const bool align_;
     void aligned_row(bool dup);  // rbx, r15, rbp (saved by generate)
     const Xbyak::Zmm zmm_iota = Xbyak::Zmm(16), zmm_c16 = Xbyak::Zmm(23), zmm_ct16 = Xbyak::Zmm(24), zmm_ct = Xbyak::Zmm(25);

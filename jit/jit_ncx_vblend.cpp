@@ -167,7 +167,7 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
     // last, i < t + m (index < t + 16); next, i < t + m - 16 (index < t), with t the last
     // vector's lanes (aligned_consts). r15: m elements as bytes, for the line base.
     auto setup = [&](const Reg64 &addr, const Zmm &idx, const Opmask &head, const Opmask &last, const Opmask &next) {
-        aligned_line_index(addr, r15, reg_cnt.cvt32(), idx, zmm_iota);
+        aligned_line_index(4, addr, r15, reg_cnt.cvt32(), idx, zmm_iota);
         vpcmpd(head, idx, zmm_c16, 5);   // not less than
         vpcmpd(last, idx, zmm_ct16, 1);  // less than
         vpcmpd(next, idx, zmm_ct, 1);
@@ -242,7 +242,7 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
 template <cpu_isa isa>
 void jit_ncx_vblend<isa>::aligned_consts() {
     const int t = static_cast<int>(conf_.row_out - (conf_.ow_vecs - 1) * simd_w);
-    aligned_line_consts(t, zmm_iota, zmm_c16, zmm_ct16, zmm_ct, reg_cnt.cvt32());
+    aligned_line_consts(4, t, zmm_iota, zmm_c16, zmm_ct16, zmm_ct, reg_cnt.cvt32());
 }
 
 template <cpu_isa isa>

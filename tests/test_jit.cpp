@@ -1035,11 +1035,12 @@ TEST(jit_bitwise, plane_blend_d_pairs) {
 // The aligned-line sweeps below: each case (mode m) in every dtype (big cases in f32 only: the
 // emulated lane runs these tests too) and transform, specials, 1 and 2 threads (these rows
 // never take NT stores: they are not whole vectors), dst against a guard page at either end.
-// Returns the 512-bit f32 kernels' code from `part` (the part that stores the rows) on, one
-// string per kernel that has that part.
-std::vector<std::string> sweep_aligned_rows(const std::vector<layout_shape> &cases, const std::vector<bool> &big, mode m,
-                                            uint32_t seed, const std::string &part) {
-    std::vector<std::string> parts;
+// Expects the 512-bit kernels' code from `part` (the part that stores the rows) on to permute
+// neighbouring vectors into lines (vpermt2ps, vpermt2w) exactly where aligned(case, dtype)
+// says; returns how many 512-bit kernels had that part.
+int sweep_aligned_rows(const std::vector<layout_shape> &cases, const std::vector<bool> &big, mode m, uint32_t seed,
+                       const std::string &part, const std::function<bool(const layout_shape &, data_type)> &aligned) {
+    int seen = 0;
     const int saved = omp_get_max_threads();
     for (int threads : {1, 2}) {
         omp_set_num_threads(threads);
@@ -1052,17 +1053,25 @@ std::vector<std::string> sweep_aligned_rows(const std::vector<layout_shape> &cas
                     ++seed;
                     EXPECT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads;
                     primitive_desc pd(d);
-                    if (pd.vector_bits() != 512 || t != data_type::f32) continue;
+                    if (pd.vector_bits() != 512) continue;
                     const std::string code = primitive(pd).dump_asm();
-                    if (const size_t at = code.find(part); at != std::string::npos) parts.push_back(code.substr(at));
+                    const size_t at = code.find(part);
+                    if (at == std::string::npos) continue;
+                    ++seen;
+                    EXPECT_EQ(code.find("vpermt2", at) != std::string::npos, aligned(cs, t)) << describe(d);
                 }
     }
     omp_set_num_threads(saved);
-    return parts;
+    return seen;
 }
 
-bool all_permute(const std::vector<std::string> &parts) {
-    return std::all_of(parts.begin(), parts.end(), [](const std::string &c) { return c.find("vpermt2ps") != std::string::npos; });
+// Rows (NCX: OW; flat NXC: OW * C) that are not whole 64-byte lines and at least two lines
+// long, of a dst of jit_conf::kLinesMinBytes or more.
+bool rows_not_lines(const layout_shape &cs, data_type t) {
+    const int64_t es = xt::esize(t), lanes = 64 / es, row = cs.out.back() * (cs.f == data_format::nxc ? cs.c : 1);
+    int64_t dst = cs.c * es;
+    for (int64_t o : cs.out) dst *= o;
+    return row % lanes != 0 && row >= 2 * lanes && dst >= jit_conf::kLinesMinBytes;
 }
 
 // The 512-bit f32 blends of rows that are not whole vectors long store aligned lines, each
@@ -1082,33 +1091,35 @@ TEST(jit_bitwise, blend_rows_stored_aligned) {
         {data_format::nxc, 39, {88, 8}, {360, 3}},             // separable NXC, H pairs
         {data_format::ncx, 1, {4, 120, 300}, {6, 121, 301}}};  // 3-D row mode
     const std::vector<bool> big = {false, false, false, false, true, true, true};
-    const auto parts = sweep_aligned_rows(cases, big, mode::linear, 2600, "blend");
-    EXPECT_TRUE(all_permute(parts)) << "the 512-bit f32 blends of these rows store aligned lines";
-    EXPECT_TRUE(W != 16 || parts.size() == 2 * kCtms.size() * cases.size()) << parts.size() << " 512-bit f32 blends";
+    const int seen = sweep_aligned_rows(cases, big, mode::linear, 2600, "blend",
+                                        [](const layout_shape &, data_type t) { return t == data_type::f32; });
+    EXPECT_TRUE(W != 16 || seen >= 2 * int(kCtms.size() * cases.size())) << seen << " 512-bit blends";
 }
 
-// The 512-bit f32 nearest plane rows that are not whole vectors long store aligned lines
-// (jit_ncx_wpass::aligned_row): each vector combined with the one before by a vpermt2ps at the
-// row's run-time misalignment; with a row pair, the second row's lines from the same vectors at
-// its own misalignment. Rows of 2 vectors + 1 up to 7 vectors + 15 (the plane-mode limit),
-// tails that push the last line past 16 lanes (t + m > 16), H up (pairs) and down (singles),
-// 3-D, flat NXC rows; every dtype (16-bit rows keep the old path), both transforms, specials,
-// 1 and 2 threads (a split may end on a pair's first row), dst against a guard page at either
-// end.
+// The 512-bit nearest plane rows that are not whole lines long store aligned lines
+// (jit_ncx_wpass::aligned_row): each line-sized vector combined with the one before by a
+// vpermt2ps (16-bit: vpermt2w) at the row's run-time misalignment; with a row pair, the second
+// row's lines from the same vectors at its own misalignment. f32 rows of 2 vectors + 1 up to 7
+// vectors + 15 (the plane-mode limit), tails that push the last line past the line's lanes
+// (t + m > lanes), H up (pairs) and down (singles; a thread's rows may end on a pair's first
+// row), 3-D, flat NXC rows; 16-bit rows of 65 and 73 words (an odd count of records: the last
+// line-sized vector from one; 73 from short windows, src rows of 15) and 127 (an even count),
+// the shorter ones on the old path, as is a dst under jit_conf::kLinesMinBytes.
 TEST(jit_bitwise, nearest_plane_rows_stored_aligned) {
     REQUIRE_AVX2();
     const std::vector<layout_shape> cases = {
-        {data_format::ncx, 3, {33, 33}, {65, 65}},        // c17's: 4 vectors + 1, pairs
-        {data_format::ncx, 2, {31, 29}, {47, 61}},        // c23's: 3 vectors + 13
-        {data_format::ncx, 1, {15, 15}, {73, 73}},        // r15to73's: 4 vectors + 9
-        {data_format::ncx, 2, {9, 20}, {20, 33}},         // 2 vectors + 1
-        {data_format::ncx, 1, {40, 40}, {17, 47}},        // 2 vectors + 15, H down: single rows
-        {data_format::ncx, 1, {30, 100}, {61, 127}},      // 7 vectors + 15
-        {data_format::ncx, 2, {3, 5, 20}, {7, 9, 37}},    // 3-D, D and H up
-        {data_format::nxc, 3, {10, 11}, {21, 13}}};       // flat NXC rows of 39
-    const auto parts = sweep_aligned_rows(cases, std::vector<bool>(cases.size(), false), mode::nearest, 3100, "part wplane");
-    EXPECT_TRUE(all_permute(parts)) << "the 512-bit f32 nearest plane rows store aligned lines";
-    EXPECT_TRUE(W != 16 || !parts.empty()) << "512-bit f32 cases must reach plane mode";
+        {data_format::ncx, 8, {33, 33}, {65, 65}},       // c17's: 4 vectors + 1, pairs
+        {data_format::ncx, 12, {31, 29}, {47, 61}},      // c23's: 3 vectors + 13
+        {data_format::ncx, 7, {15, 15}, {73, 73}},       // r15to73's: 4 vectors + 9
+        {data_format::ncx, 50, {9, 20}, {20, 33}},       // 2 vectors + 1
+        {data_format::ncx, 42, {40, 40}, {17, 47}},      // 2 vectors + 15, H down: single rows
+        {data_format::ncx, 5, {30, 100}, {61, 127}},     // 7 vectors + 15
+        {data_format::ncx, 16, {3, 5, 20}, {7, 9, 37}},  // 3-D, D and H up
+        {data_format::nxc, 3, {100, 11}, {900, 13}},     // flat NXC rows of 39
+        {data_format::ncx, 2, {33, 33}, {65, 65}}};      // under kLinesMinBytes: split stores
+    const int seen = sweep_aligned_rows(cases, std::vector<bool>(cases.size(), false), mode::nearest, 3100, "part wplane",
+                                        rows_not_lines);
+    EXPECT_TRUE(W != 16 || seen >= 2 * int(kTypes.size() * kCtms.size()) * 7) << seen << " 512-bit plane-mode kernels";
 }
 
 // Separable 2-D in row mode (the W-row LRU) with H pairs: rows oh and oh + 1 with the same H

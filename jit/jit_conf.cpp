@@ -331,10 +331,25 @@ namespace {
 // f16 1.29-1.92x (38x1 -> 173x1 C = 139, 20x5 -> 100x5 C = 128, 20x6 -> 100x12 C = 96), where
 // the separable rows stay in L2. Not 3-D, where the direct kernel makes 8 W steps per output
 // vector: 2x11x2 -> 1x61x2 C = 69 f32 ran 1.54x the time direct.
+//
+// 512-bit f32 pixels of 17-39 channels that end off a line (C % 16 != 0), H up 1.5x or more,
+// outputs up to kSepF32MaxBytes go separable too, since the blends of flat rows store whole
+// aligned lines (jit_ncx_vblend::aligned_row) where the direct kernel's pixel vectors split
+// theirs and make every W step per output row. bench_ab on the Xeon dev VM (Emerald Rapids),
+// against direct: c17 (33x33 -> 65x65) 0.73-0.75x the time, c23 0.62-0.63x, 30x30 -> 40x40
+// C = 17 0.74x, 40x40 -> 60x60 C = 19 0.72x, 60x60 -> 120x120 C = 17 0.66x, 64x64 -> 96x96
+// C = 20 0.70x, C = 25 65x65 0.72x, C = 31 0.86x, 40x40 -> 80x80 C = 33 0.79x and C = 35
+// 0.84x, 64x64 -> 128x128 C = 21 (1.4 MB) 0.86x, 60x60 -> 130x130 C = 23 (1.5 MB) 0.88x.
+// Direct stays for C = 40-47 (65x65: 0.99-1.10x), H up 1.25x (80x80 -> 100x100 C = 27:
+// 1.09x) and outputs past 1.5 MiB, whose W-planes leave L2 (C = 31 120x120, 1.8 MB: 1.20x;
+// C = 17 200x200 and 300x300: 1.12x and 1.20x; C = 40 150x150: 1.09x).
+constexpr int64_t kSepF32MaxBytes = int64_t(3) << 19;  // 1.5 MiB
 bool separable_pays(const problem &p, const h_links &h, int64_t w, bool native_bf16) {
     if (h.rarely_shared(p)) return false;
     const bool up4 = p.out[1] >= 4 * p.in[1];
     if (w == 16 && p.k == 2) {  // the channel rules, measured in 2-D
+        if (p.dt == data_type::f32 && p.c % 16 != 0 && p.c < 40 && 2 * p.out[1] >= 3 * p.in[1] && p.dst_bytes <= kSepF32MaxBytes)
+            return true;
         const bool big = p.dst_bytes >= (int64_t(1) << 20);
         if (up4 && big && p.dt == data_type::f32) return p.c < 48;
         if (up4 && big && p.dt == data_type::f16) return p.c < 80;

@@ -814,10 +814,11 @@ TEST(jit_bitwise, two_window_rows) {
 
 // Direct NXC 2-D linear at 512 bits: f32 pixels of 25+ channels that end off a cache line
 // (C % 16 != 0) go a row at a time, without row pairs or same-taps runs; narrower ones, whole
-// lines, f16, 256 bits and 3-D D pairs keep theirs. Bit for bit at the dispatched tier, at 1
-// and 2 threads.
+// lines, f16, 256 bits and 3-D D pairs keep theirs. (Outputs past 1.5 MiB: under it, f32
+// pixels of 17-39 channels off a line go separable where H goes up 1.5x or more, checked
+// here too.) Bit for bit at the dispatched tier, at 1 and 2 threads.
 TEST(jit_bitwise, nxc_linear_pairs_by_pixel_lines) {
-    auto conf = [](int64_t c, data_type t, kernel_isa k, std::vector<int64_t> in = {30, 30}, std::vector<int64_t> out = {60, 60}) {
+    auto conf = [](int64_t c, data_type t, kernel_isa k, std::vector<int64_t> in = {100, 100}, std::vector<int64_t> out = {200, 200}) {
         const auto d = problem_builder().src(layout(data_format::nxc, 1, c, in)).sizes(out).mode(mode::linear).dt(t);
         return make_jit_conf(make_problem(d), k);
     };
@@ -833,6 +834,15 @@ TEST(jit_bitwise, nxc_linear_pairs_by_pixel_lines) {
     EXPECT_FALSE(conf(52, data_type::f16, core_512).nxc_separable);
     EXPECT_TRUE(conf(52, data_type::f16, core_512).same_pairs);
     EXPECT_TRUE(conf(217, data_type::f32, core_512, {5, 10, 10}, {10, 20, 20}).d_pairs);
+    // Separable under 1.5 MiB (separable_pays): c17, c23's 47x61, 40x40 -> 60x60 C = 39;
+    // not C = 40 or 48, H up 1.25x, 256 bits, f16, nor past 1.5 MiB (C = 31 120x120).
+    EXPECT_TRUE(conf(17, data_type::f32, core_512, {33, 33}, {65, 65}).nxc_separable);
+    EXPECT_TRUE(conf(23, data_type::f32, core_512, {31, 29}, {47, 61}).nxc_separable);
+    EXPECT_TRUE(conf(39, data_type::f32, core_512, {40, 40}, {60, 60}).nxc_separable);
+    for (int64_t c : {40, 48}) EXPECT_FALSE(conf(c, data_type::f32, core_512, {33, 33}, {65, 65}).nxc_separable) << c;
+    EXPECT_FALSE(conf(27, data_type::f32, core_512, {80, 80}, {100, 100}).nxc_separable);
+    EXPECT_FALSE(conf(17, data_type::f32, cpu_isa::avx2, {33, 33}, {65, 65}).nxc_separable);
+    EXPECT_FALSE(conf(31, data_type::f32, core_512, {60, 60}, {120, 120}).nxc_separable);
     REQUIRE_AVX2();
     threads_and_spelling_restore restore;
     uint32_t seed = 950;
@@ -841,7 +851,8 @@ TEST(jit_bitwise, nxc_linear_pairs_by_pixel_lines) {
         for (int64_t c : {24, 25, 33, 217})
             for (auto ct : {coordinate_transformation_mode::half_pixel, coordinate_transformation_mode::align_corners})
                 for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
-                         {{9, 1}, {40, 5}}, {{6, 5}, {12, 10}}, {{5, 7}, {11, 9}}}) {
+                         {{9, 1}, {40, 5}}, {{6, 5}, {12, 10}}, {{5, 7}, {11, 9}}, {{60, 70}, {130, 141}}}) {
+                    if (cs.first[0] == 60 && c != 24) continue;  // 1.76 MB: the direct kernel's C = 24 (emulated lane: once)
                     const auto d = problem_builder().src(layout(data_format::nxc, 1, c, cs.first)).sizes(cs.second)
                                        .mode(mode::linear).ctm(ct).dt(data_type::f32);
                     ++seed;

@@ -60,7 +60,7 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.per_p = 0;
     c.per_pairs = c.per_inlane = c.per_lane_split = false;
     c.h2_pairs = c.fuse_h = c.plane_mode = c.hvol = c.wplane_cols = c.cols_inlane = false;
-    c.d_pairs = c.h_pairs = c.pairs_nt = c.nearest_row_pairs = c.plane_lines = false;
+    c.d_pairs = c.h_pairs = c.pairs_nt = c.nearest_row_pairs = c.plane_lines = c.blend_lines = false;
     c.nt_eligible = c.nt_stream = c.copy_aligned = false;
     c.n_slots = c.n_wplanes = 0;
     c.wplane_bytes = 0;
@@ -745,8 +745,19 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     // C = 64 1.03x. Rows of under two lines (f32 17-31 elements, 16-bit 33-63) ran 1.0-1.4x
     // slower, and so did outputs that stay in L1 (16-bit 7x9x11 -> 13x5x67 C = 5, 43 KB:
     // 1.2-1.3x), whose split stores cost little.
+    // The linear blends likewise (jit_conf.hpp, blend_lines): f32 rows of 2 vectors or more
+    // (224x224 -> 300x300 C = 3 0.64-0.67x the time; README: run 27), 16-bit rows of 512 words
+    // or more (bf16 natively rounded, f16), against split stores: 100x700 -> 200x1500 C = 3
+    // NCX 0.71-0.78x, NXC 0.69-0.70x; 300x300 -> 600x600 C = 2 0.74-0.79x; 100x100 ->
+    // 200x200 C = 17 NXC 0.82x; c17 NXC (flat rows of 1105) 0.85-0.94x, c23 NXC 0.87x; 100x100
+    // -> 150x150 C = 5 NXC (750) 0.90-0.96x. Shorter 16-bit rows lost: 300 words 1.04x, 111
+    // 1.10-1.15x, c17 NCX (65) 1.21-1.43x, r15to73 NCX (73) 1.27-1.52x; there a 32-byte store
+    // splits half the time at most, and the row's setup outweighs it.
     {
         const int64_t lanes = 64 / c.esize;
+        c.blend_lines = lin && (c.pass_engine || c.nxc_separable) && w == 16 &&
+                        (c.esize == 4 || c.dt == data_type::f16 || c.native_bf16) && c.row_out % lanes != 0 &&
+                        c.row_out >= (c.esize == 4 ? 2 * lanes : jit_conf::kBlendLinesMinWords);
         c.plane_lines = !lin && c.pass_engine && c.plane_mode && w == 16 && !c.flat && (c.esize == 4 || c.window) &&
                         c.row_out % lanes != 0 && c.row_out >= 2 * lanes && p.dst_bytes >= jit_conf::kLinesMinBytes;
     }

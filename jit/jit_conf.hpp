@@ -340,6 +340,12 @@ struct jit_conf {
     // run-time misalignment (jit_ncx_wpass::aligned_row), where dst passes kLinesMinBytes.
     static constexpr int64_t kLinesMinBytes = int64_t(64) << 10;
     bool plane_lines = false;
+    // Linear at 512 bits whose blend rows are not whole 64-byte lines (f32 rows of 2 vectors or
+    // more, 16-bit ones of kBlendLinesMinWords or more; bf16 natively rounded): the final
+    // blends with plain stores store whole aligned lines the same way
+    // (jit_ncx_vblend::aligned_row).
+    static constexpr int64_t kBlendLinesMinWords = 512;
+    bool blend_lines = false;
 
     int64_t rows = 0;                  // kernel calls per execution
     int64_t src_row_bytes = 0, dst_row_bytes = 0;

@@ -173,7 +173,7 @@ private:
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     const jit_conf &conf_;
     const bool final_, nt_, hd_, plane_, pair_;
-    const bool align_;  // aligned_row: 512-bit f32 rows that are not whole vectors long
+    const bool align_;  // aligned_row (conf.blend_lines), plain stores
 
     const Xbyak::Reg64 reg_args = rdi, reg_a = rsi, reg_b = rdx, reg_dst = rcx, reg_cnt = r8;
     const Xbyak::Reg64 reg_c = r9, reg_d = r10;

@@ -23,8 +23,7 @@ jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool n
       hd_(hd),
       plane_(plane),
       pair_(pair && final_out && (hd || !plane)),
-      align_(std::is_same<Vmm, Zmm>::value && final_out && !nt && conf.dt == data_type::f32 && conf.row_out % simd_w != 0 &&
-             conf.row_out >= 2 * simd_w) {
+      align_(std::is_same<Vmm, Zmm>::value && conf.blend_lines && final_out && !nt) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
 
@@ -145,65 +144,96 @@ void jit_ncx_vblend<isa>::row(int out_es) {
     if (c.ow_tail > 0) one(final_ ? c.ow_tail : simd_w);
 }
 
-// f32 rows at 512 bits that are not whole vectors long start off a cache line in most rows,
-// and then nearly every store of the row kernel splits two lines (224x224 -> 300x300 took 1.3x
-// the time of -> 304x304). So each output vector k (elements 16k .. 16k + 15 of the row, loads
-// aligned with the f32 rows as before) is combined with vector k - 1 by one vpermt2ps into the
-// aligned line that starts m elements before it (m: the row's misalignment in elements, read
-// at run time), and stored whole: line k = elements 16k - m .. 16k - m + 15, lanes i < m from
-// vector k - 1 (index 16 - m + i), the rest from vector k (index i - m, + 16 for the second
-// table). Line 0 is stored under a mask of lanes >= m, the last two under masks of the
-// elements the row has left; masked-out lanes are not written. A pair's second output (dst_b)
-// gets its own m and lines. The permute is one port-5 uop per vector; a split store cost
-// several cycles where the line is not in L1.
+// Rows at 512 bits that are not whole lines long start off a cache line in most rows, and
+// then nearly every store of the row kernel splits two lines (224x224 -> 300x300 f32 took 1.3x
+// the time of -> 304x304; c17 NXC's flat rows of 1105 elements 16-bit 1.3x the time of 64x64's
+// 1088). So each line-sized output vector k (f32: one blend of 16 lanes; 16-bit: two, rounded
+// to 32 words; loads aligned with the f32 rows as before) is combined with vector k - 1 by one
+// vpermt2ps (vpermt2w) into the aligned line that starts m elements before it (m: the row's
+// misalignment in elements, read at run time), and stored whole: line k = elements kL - m ..
+// kL - m + L - 1 (L: a line's elements), lanes i < m from vector k - 1 (index L - m + i), the
+// rest from vector k (index i - m, + L for the second table). Line 0 is stored under a mask of
+// lanes >= m, the last two under masks of the elements the row has left; masked-out lanes are
+// not written. A pair's second output (dst_b) gets its own m and lines. The permute is one
+// port-5 uop per vector; a split store cost several cycles where the line is not in L1. Masks
+// k3-k6 (k1, k2: the helpers' tails and compares, as bf16 rounding's fixups use).
 template <cpu_isa isa>
 template <typename Blend>
 void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
     const jit_conf &c = conf_;
+    const int esz = c.esize, V = simd_w * 4;
+    const bool words = esz == 2;
     const Zmm idx_a(17), idx_b(18), A_a(19), B_a(20), A_b(21), B_b(22);
-    const int64_t nv = c.ow_vecs;  // >= 2
-    // One output's state: its permute index and its masks, all from the index (AVX512F
-    // compares; no BMI2, which the tiers do not require): head, lanes i >= m (index >= 16);
-    // last, i < t + m (index < t + 16); next, i < t + m - 16 (index < t), with t the last
-    // vector's lanes (aligned_consts). r15: m elements as bytes, for the line base.
-    auto setup = [&](const Reg64 &addr, const Zmm &idx, const Opmask &head, const Opmask &last, const Opmask &next) {
-        aligned_line_index(4, addr, r15, reg_cnt.cvt32(), idx, zmm_iota);
-        vpcmpd(head, idx, zmm_c16, 5);   // not less than
-        vpcmpd(last, idx, zmm_ct16, 1);  // less than
-        vpcmpd(next, idx, zmm_ct, 1);
+    const Zmm X0(26), X1(27), Xb0(28), Xb1(29);  // 16-bit: a line's two f32 results (b: the pair's)
+    const int64_t lanes = V / esz, nv = (c.row_out + lanes - 1) / lanes;  // >= 2
+    const int src_step = words ? 2 * V : V;  // f32 bytes per line-sized vector
+    auto cmp = [&](const Opmask &k, const Zmm &idx, const Zmm &bound, uint8_t pred) {
+        if (words) vpcmpw(k, idx, bound, pred);
+        else vpcmpd(k, idx, bound, pred);
+    };
+    // One output's permute index and head mask (lanes i >= m: index >= L); r15: m elements as
+    // bytes, for the line base. AVX-512 compares, no BMI2 (the tiers do not require it).
+    auto setup = [&](const Reg64 &addr, const Zmm &idx, const Opmask &head) {
+        aligned_line_index(esz, addr, r15, reg_cnt.cvt32(), idx, zmm_iota);
+        cmp(head, idx, zmm_c16, 5);  // not less than
     };
     if (pair_) {
         lea(rbp, ptr[reg_dst + reg_boff]);
-        setup(rbp, idx_b, k4, k5, k6);
+        setup(rbp, idx_b, k4);
         sub(rbp, r15);  // base b
     }
-    setup(reg_dst, idx_a, k1, k2, k3);
+    setup(reg_dst, idx_a, k3);
     mov(r14, reg_dst);
     sub(r14, r15);             // base a
     if (pair_) sub(rbp, r14);  // base b, from base a
     auto store = [&](const Zmm &v, int off, const Opmask *m, bool second) {
         const Address a = second ? ptr[r14 + rbp + off] : ptr[r14 + off];
-        if (m) vmovups(a | *m, v);
+        if (m && words) vmovdqu16(a | *m, v);
+        else if (m) vmovups(a | *m, v);
         else vmovups(a, v);
+    };
+    auto permute = [&](const Zmm &prev, const Zmm &idx, const Zmm &cur) {
+        if (words) vpermt2w(prev, idx, cur);
+        else vpermt2ps(prev, idx, cur);
     };
     // line = permute(prev, cur) into prev's register, stored at off; cur becomes prev.
     auto line = [&](const Zmm &prev_a, const Zmm &cur_a, const Zmm &prev_b, const Zmm &cur_b, int off, const Opmask *ma,
                     const Opmask *mb) {
-        vpermt2ps(prev_a, idx_a, cur_a);
+        permute(prev_a, idx_a, cur_a);
         store(prev_a, off, ma, false);
         if (pair_) {
-            vpermt2ps(prev_b, idx_b, cur_b);
+            permute(prev_b, idx_b, cur_b);
             store(prev_b, off, mb, true);
         }
     };
+    // 16-bit: the two f32 results x0, x1 rounded to 32 words in r (two false: x0 only, the
+    // row's last line-sized vector, whose upper half the masks drop). The same roundings as
+    // store_f32's, two at a time: vcvtne2ps2bf16 rounds as vcvtneps2bf16 does.
+    auto pack = [&](const Zmm &r, const Zmm &x0, const Zmm &x1, bool two) {
+        const Ymm t(kT0);
+        if (c.dt == data_type::bf16 && two) return vcvtne2ps2bf16(r, x1, x0);
+        if (c.dt == data_type::bf16) return vcvtneps2bf16(Ymm(r.getIdx()), x0);
+        vcvtps2ph(Ymm(r.getIdx()), x0, 0);  // imm 0: round to nearest even, never MXCSR.RC
+        if (!two) return;
+        vcvtps2ph(t, x1, 0);
+        vinserti64x4(r, r, t, 1);
+    };
+    // The line-sized vector at f32 byte offset off into r (rb: the pair's).
+    auto vec = [&](const Zmm &r, int off, const Zmm &rb, bool two = true) {
+        if (!words) return blend(r, off, rb);
+        blend(X0, off, Xb0);
+        if (two) blend(X1, off + V, Xb1);  // never past the row's padded f32 vectors
+        pack(r, X0, X1, two);
+        if (pair_) pack(rb, Xb0, Xb1, two);
+    };
     auto advance = [&] {
         for (const Reg64 &r : src_rows())
-            add(r, simd_w * 4);
-        add(r14, simd_w * 4);
+            add(r, src_step);
+        add(r14, V);
     };
     // Vector 0 into A; line 0 (head) through B, whose lanes the head mask drops.
-    blend(A_a, 0, A_b);
-    line(B_a, A_a, B_b, A_b, 0, &k1, &k4);
+    vec(A_a, 0, A_b);
+    line(B_a, A_a, B_b, A_b, 0, &k3, &k4);
     advance();
     // Vectors 1 .. nv - 2, two per trip: prev alternates between A and B.
     const int64_t mid = nv - 2;
@@ -211,10 +241,10 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
         Label l_two;
         mov(reg_cnt, mid / 2);
         L(l_two); {
-            blend(B_a, 0, B_b);
+            vec(B_a, 0, B_b);
             line(A_a, B_a, A_b, B_b, 0, nullptr, nullptr);
-            blend(A_a, simd_w * 4, A_b);
-            line(B_a, A_a, B_b, A_b, simd_w * 4, nullptr, nullptr);
+            vec(A_a, src_step, A_b);
+            line(B_a, A_a, B_b, A_b, V, nullptr, nullptr);
             advance();
             advance();
             dec(reg_cnt);
@@ -223,26 +253,34 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
     }
     const bool prev_in_b = mid % 2 == 1;
     if (prev_in_b) {
-        blend(B_a, 0, B_b);
+        vec(B_a, 0, B_b);
         line(A_a, B_a, A_b, B_b, 0, nullptr, nullptr);
         advance();
     }
     // prev is A (mid even) or B (odd); the last vector into the other, then lines nv - 1
-    // and nv under their masks.
+    // and nv under their masks: last, i < t + m (index < t + L); next, i < t + m - L (index
+    // < t), t the last vector's elements (aligned_consts).
     const Zmm &pa = prev_in_b ? B_a : A_a, &ca = prev_in_b ? A_a : B_a;
     const Zmm &pb = prev_in_b ? B_b : A_b, &cb = prev_in_b ? A_b : B_b;
-    blend(ca, 0, cb);
-    line(pa, ca, pb, cb, 0, &k2, &k5);
-    line(ca, ca, cb, cb, simd_w * 4, &k3, &k6);  // line nv: lanes of the last vector only
-    add(reg_dst, static_cast<int>(c.row_out * 4));  // the row's end
+    vec(ca, 0, cb, !words || 2 * nv == c.ow_vecs);
+    cmp(k3, idx_a, zmm_ct16, 1);  // less than
+    cmp(k5, idx_a, zmm_ct, 1);
+    if (pair_) {
+        cmp(k4, idx_b, zmm_ct16, 1);
+        cmp(k6, idx_b, zmm_ct, 1);
+    }
+    line(pa, ca, pb, cb, 0, &k3, &k4);
+    line(ca, ca, cb, cb, V, &k5, &k6);  // line nv: elements of the last vector only
+    add(reg_dst, static_cast<int>(c.row_out * esz));  // the row's end
 }
 
-// aligned_row's constants, once per call: 0..15, 16, t + 16 and t (t: lanes of the row's last
-// vector, 1..15).
+// aligned_row's constants, once per call: 0, 1, .. in each element, L, t + L and t (L: a
+// line's elements; t: the row's last line-sized vector's, 1..L - 1).
 template <cpu_isa isa>
 void jit_ncx_vblend<isa>::aligned_consts() {
-    const int t = static_cast<int>(conf_.row_out - (conf_.ow_vecs - 1) * simd_w);
-    aligned_line_consts(4, t, zmm_iota, zmm_c16, zmm_ct16, zmm_ct, reg_cnt.cvt32());
+    const int lanes = 64 / conf_.esize;
+    const int t = static_cast<int>(conf_.row_out - (conf_.row_out - 1) / lanes * lanes);
+    aligned_line_consts(conf_.esize, t, zmm_iota, zmm_c16, zmm_ct16, zmm_ct, reg_cnt.cvt32());
 }
 
 template <cpu_isa isa>

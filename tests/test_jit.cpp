@@ -1076,21 +1076,27 @@ int sweep_aligned_rows(const std::vector<layout_shape> &cases, const std::vector
     return seen;
 }
 
+// Whether the 512-bit tier dispatched for bf16 rounds natively (the bf16 tier; else emulated
+// rounding, whose blends keep split stores).
+bool bf16_native(const layout_shape &, data_type) {
+    return get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16;
+}
+
 // Rows (NCX: OW; flat NXC: OW * C) that are not whole 64-byte lines and at least two lines
-// long, of a dst of jit_conf::kLinesMinBytes or more.
-bool rows_not_lines(const layout_shape &cs, data_type t) {
+// long, of a dst of min_bytes or more.
+bool rows_not_lines(const layout_shape &cs, data_type t, int64_t min_bytes) {
     const int64_t es = xt::esize(t), lanes = 64 / es, row = cs.out.back() * (cs.f == data_format::nxc ? cs.c : 1);
     int64_t dst = cs.c * es;
     for (int64_t o : cs.out) dst *= o;
-    return row % lanes != 0 && row >= 2 * lanes && dst >= jit_conf::kLinesMinBytes;
+    return row % lanes != 0 && row >= 2 * lanes && dst >= min_bytes;
 }
 
 // The 512-bit f32 blends of rows that are not whole vectors long store aligned lines, each
 // two neighbouring vectors combined by a vpermt2ps at the row's run-time misalignment, line 0
 // and the last two under masks (jit_ncx_vblend::aligned_row): plane and row mode, 2-D and 3-D
 // (H and D steps), H pairs and D pairs (two outputs of different misalignment), separable NXC
-// and flat NXC rows, rows of 2 vectors and 1 element up to 2 vectors and 15 (16-bit rows keep
-// the old path).
+// and flat NXC rows, rows of 2 vectors and 1 element up to 2 vectors and 15; 16-bit rows of
+// 512 words or more (shorter ones, and bf16 rounded without the bf16 tier, keep split stores).
 TEST(jit_bitwise, blend_rows_stored_aligned) {
     REQUIRE_AVX2();
     const std::vector<layout_shape> cases = {
@@ -1100,10 +1106,19 @@ TEST(jit_bitwise, blend_rows_stored_aligned) {
         {data_format::ncx, 2, {5, 20, 50}, {10, 40, 90}},      // 3-D planes, D pairs
         {data_format::ncx, 1, {200, 100}, {400, 333}},         // row mode, H pairs
         {data_format::nxc, 39, {88, 8}, {360, 3}},             // separable NXC, H pairs
-        {data_format::ncx, 1, {4, 120, 300}, {6, 121, 301}}};  // 3-D row mode
-    const std::vector<bool> big = {false, false, false, false, true, true, true};
-    const int seen = sweep_aligned_rows(cases, big, mode::linear, 2600, "blend",
-                                        [](const layout_shape &, data_type t) { return t == data_type::f32; });
+        {data_format::ncx, 1, {4, 120, 300}, {6, 121, 301}},  // 3-D row mode
+        // 16-bit rows of 512 words or more (jit_conf::kBlendLinesMinWords)
+        {data_format::ncx, 1, {20, 300}, {41, 555}},         // 17 vectors + 11: the last line's one record
+        {data_format::nxc, 3, {10, 200}, {21, 301}},         // flat NXC rows of 903
+        {data_format::nxc, 17, {9, 33}, {19, 65}},           // separable NXC, c17's rows of 1105
+        {data_format::ncx, 1, {3, 4, 300}, {6, 9, 513}},     // 3-D, rows of 16 lines + 1 word
+        {data_format::ncx, 1, {100, 600}, {200, 777}}};      // H pairs
+    const std::vector<bool> big = {false, false, false, false, true, true, true, false, false, false, false, false};
+    const int seen = sweep_aligned_rows(cases, big, mode::linear, 2600, "blend", [](const layout_shape &cs, data_type t) {
+        const int64_t row = cs.out.back() * (cs.f == data_format::nxc ? cs.c : 1);
+        return rows_not_lines(cs, t, 0) && (t == data_type::f32 || row >= jit_conf::kBlendLinesMinWords) &&
+               (t != data_type::bf16 || bf16_native(cs, t));
+    });
     EXPECT_TRUE(W != 16 || seen >= 2 * int(kCtms.size() * cases.size())) << seen << " 512-bit blends";
 }
 
@@ -1129,7 +1144,7 @@ TEST(jit_bitwise, nearest_plane_rows_stored_aligned) {
         {data_format::nxc, 3, {100, 11}, {900, 13}},     // flat NXC rows of 39
         {data_format::ncx, 2, {33, 33}, {65, 65}}};      // under kLinesMinBytes: split stores
     const int seen = sweep_aligned_rows(cases, std::vector<bool>(cases.size(), false), mode::nearest, 3100, "part wplane",
-                                        rows_not_lines);
+                                        [](const layout_shape &cs, data_type t) { return rows_not_lines(cs, t, jit_conf::kLinesMinBytes); });
     EXPECT_TRUE(W != 16 || seen >= 2 * int(kTypes.size() * kCtms.size()) * 7) << seen << " 512-bit plane-mode kernels";
 }
 

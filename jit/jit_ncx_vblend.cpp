@@ -126,6 +126,42 @@ void jit_ncx_vblend<isa>::row(int out_es) {
             singles = c.ow_full % 2;
         }
     }
+    // 512-bit 16-bit results (f16, and bf16 where the tier rounds natively) go out two vectors
+    // at a time: the pair rounded to 32 words (vcvtne2ps2bf16, which rounds as vcvtneps2bf16
+    // does; two vcvtps2ph and an insert for f16) and one 64-byte store where there were two of
+    // 32 bytes. bench_ab against single vectors (Xeon dev VM): 224x224 -> 512x512 C = 3 bf16
+    // NCX 0.79x the time, NXC 0.61x, f16 0.64-0.71x; 100x700 -> 200x1536 C = 3 0.71-0.75x;
+    // 64x64 -> 512x512 C = 21 bf16 0.81-0.91x; vol_2x bf16 0.84-0.90x, f16 0.89-0.95x; rows
+    // of 65 and other kernels' shapes 0.95-1.01x. NT stores of a pair need its 64-byte
+    // alignment, which rows of whole pairs keep; other rows store its halves apart.
+    const bool zpairs = !kYmm && final_ && c.esize == 2 && (c.dt == data_type::f16 || c.native_bf16);
+    auto two = [&](int k) {
+        const Zmm r0(vmm_r.getIdx()), r1(26), rb0(vmm_rb.getIdx()), rb1(27), o(28);
+        const Ymm hi(29);
+        blend(Vmm(r0.getIdx()), k * simd_w * 4, Vmm(rb0.getIdx()));
+        blend(Vmm(r1.getIdx()), (k + 1) * simd_w * 4, Vmm(rb1.getIdx()));
+        auto round2 = [&](const Zmm &x0, const Zmm &x1) {
+            if (c.dt == data_type::bf16) return vcvtne2ps2bf16(o, x1, x0);
+            vcvtps2ph(Ymm(o.getIdx()), x0, 0);  // imm 0: round to nearest even, never MXCSR.RC
+            vcvtps2ph(hi, x1, 0);
+            vinserti64x4(o, o, hi, 1);
+        };
+        auto store = [&](int64_t off, bool second) {
+            const Address a = second ? at_b(off) : ptr[reg_dst + off];
+            if (!nt_ || second) return vmovdqu16(a, o);
+            if (c.row_out % (2 * simd_w) == 0) return vmovntdq(a, o);
+            vextracti64x4(hi, o, 1);
+            vmovntdq(a, Ymm(o.getIdx()));
+            vmovntdq(second ? at_b(off + simd_w * 2) : ptr[reg_dst + off + simd_w * 2], hi);
+        };
+        const int64_t off = k * simd_w * out_es;
+        round2(r0, r1);
+        store(off, false);
+        if (pair_) {
+            round2(rb0, rb1);
+            store(off, true);
+        }
+    };
     // Four vectors per trip: the pointer steps and the loop branch then cost a quarter as much
     // per vector (plane rows are short: 2x rows of 64 floats are 8 vectors).
     constexpr int kUnroll = 4;
@@ -133,13 +169,19 @@ void jit_ncx_vblend<isa>::row(int out_es) {
         Label l_ow;
         mov(reg_cnt, singles / kUnroll);
         L(l_ow); {
-            for (int k = 0; k < kUnroll; ++k) one(simd_w, k);
+            for (int k = 0; k < kUnroll; k += zpairs ? 2 : 1) {
+                if (zpairs) two(k);
+                else one(simd_w, k);
+            }
             advance(kUnroll);
             dec(reg_cnt);
             jnz(l_ow, T_NEAR);
         }
     }
-    for (int k = 0; k < singles % kUnroll; ++k) one(simd_w, k);
+    for (int k = 0; k < singles % kUnroll; ++k) {
+        if (zpairs && k + 1 < singles % kUnroll) two(k++);
+        else one(simd_w, k);
+    }
     if (singles % kUnroll) advance(static_cast<int>(singles % kUnroll));
     if (c.ow_tail > 0) one(final_ ? c.ow_tail : simd_w);
 }

@@ -1076,11 +1076,9 @@ int sweep_aligned_rows(const std::vector<layout_shape> &cases, const std::vector
     return seen;
 }
 
-// Whether the 512-bit tier dispatched for bf16 rounds natively (the bf16 tier; else emulated
+// Whether the dispatched tier rounds bf16 natively (the bf16 tier and up; below it, integer
 // rounding, whose blends keep split stores).
-bool bf16_native(const layout_shape &, data_type) {
-    return get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16;
-}
+bool bf16_native() { return get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16; }
 
 // Rows (NCX: OW; flat NXC: OW * C) that are not whole 64-byte lines and at least two lines
 // long, of a dst of min_bytes or more.
@@ -1091,12 +1089,13 @@ bool rows_not_lines(const layout_shape &cs, data_type t, int64_t min_bytes) {
     return row % lanes != 0 && row >= 2 * lanes && dst >= min_bytes;
 }
 
-// The 512-bit f32 blends of rows that are not whole vectors long store aligned lines, each
-// two neighbouring vectors combined by a vpermt2ps at the row's run-time misalignment, line 0
-// and the last two under masks (jit_ncx_vblend::aligned_row): plane and row mode, 2-D and 3-D
-// (H and D steps), H pairs and D pairs (two outputs of different misalignment), separable NXC
-// and flat NXC rows, rows of 2 vectors and 1 element up to 2 vectors and 15; 16-bit rows of
-// 512 words or more (shorter ones, and bf16 rounded without the bf16 tier, keep split stores).
+// The 512-bit blends of rows that are not whole lines long store aligned lines, each two
+// neighbouring line-sized vectors combined by a vpermt2ps (16-bit: vpermt2w) at the row's
+// run-time misalignment, line 0 and the last two under masks (jit_ncx_vblend::aligned_row):
+// f32 rows in plane and row mode, 2-D and 3-D (H and D steps), H pairs and D pairs (two
+// outputs of different misalignment), separable NXC and flat NXC rows, rows of 2 vectors and 1
+// element up to 2 vectors and 15; 16-bit rows of 512 words or more (shorter ones, and bf16
+// rounded without the bf16 tier, keep split stores).
 TEST(jit_bitwise, blend_rows_stored_aligned) {
     REQUIRE_AVX2();
     const std::vector<layout_shape> cases = {
@@ -1108,7 +1107,7 @@ TEST(jit_bitwise, blend_rows_stored_aligned) {
         {data_format::nxc, 39, {88, 8}, {360, 3}},             // separable NXC, H pairs
         {data_format::ncx, 1, {4, 120, 300}, {6, 121, 301}},  // 3-D row mode
         // 16-bit rows of 512 words or more (jit_conf::kBlendLinesMinWords)
-        {data_format::ncx, 1, {20, 300}, {41, 555}},         // 17 vectors + 11: the last line's one record
+        {data_format::ncx, 1, {20, 300}, {41, 555}},         // 17 lines + 11 words: the last from one record
         {data_format::nxc, 3, {10, 200}, {21, 301}},         // flat NXC rows of 903
         {data_format::nxc, 17, {9, 33}, {19, 65}},           // separable NXC, c17's rows of 1105
         {data_format::ncx, 1, {3, 4, 300}, {6, 9, 513}},     // 3-D, rows of 16 lines + 1 word
@@ -1117,7 +1116,7 @@ TEST(jit_bitwise, blend_rows_stored_aligned) {
     const int seen = sweep_aligned_rows(cases, big, mode::linear, 2600, "blend", [](const layout_shape &cs, data_type t) {
         const int64_t row = cs.out.back() * (cs.f == data_format::nxc ? cs.c : 1);
         return rows_not_lines(cs, t, 0) && (t == data_type::f32 || row >= jit_conf::kBlendLinesMinWords) &&
-               (t != data_type::bf16 || bf16_native(cs, t));
+               (t != data_type::bf16 || bf16_native());
     });
     EXPECT_TRUE(W != 16 || seen >= 2 * int(kCtms.size() * cases.size())) << seen << " 512-bit blends";
 }
@@ -1146,6 +1145,35 @@ TEST(jit_bitwise, nearest_plane_rows_stored_aligned) {
     const int seen = sweep_aligned_rows(cases, std::vector<bool>(cases.size(), false), mode::nearest, 3100, "part wplane",
                                         [](const layout_shape &cs, data_type t) { return rows_not_lines(cs, t, jit_conf::kLinesMinBytes); });
     EXPECT_TRUE(W != 16 || seen >= 2 * int(kTypes.size() * kCtms.size()) * 7) << seen << " 512-bit plane-mode kernels";
+}
+
+// 512-bit 16-bit blends store two vectors at a time (jit_ncx_vblend::row, zpairs): 32 words
+// rounded by vcvtne2ps2bf16 (bf16 tier) or two vcvtps2ph, one 64-byte store. Rows of 1 to 9
+// vectors and tails (remainders 0-3 of the 4-vector trip, an odd vector left alone), rows of
+// whole pairs and of an odd vector count with NT stores (the second half of
+// for_nt_and_threads: a pair's halves then go apart), H pairs in row mode, 3-D D pairs,
+// separable NXC rows; every dtype, both transforms, 1 and 2 threads. On a 512-bit tier that
+// rounds bf16 natively, its 16-bit blends of rows of two vectors or more spell the pair.
+TEST(jit_bitwise, blend_word_pairs) {
+    REQUIRE_AVX2();
+    const std::vector<layout_shape> shapes = {
+        {data_format::ncx, 2, {9, 12}, {20, 16}},        // 1 vector
+        {data_format::ncx, 2, {9, 20}, {20, 48}},        // 3: NT halves apart
+        {data_format::ncx, 1, {9, 40}, {19, 64}},        // 4: one trip, NT whole
+        {data_format::ncx, 2, {7, 50}, {15, 101}},       // 6 + 5
+        {data_format::ncx, 1, {6, 70}, {13, 144}},       // 9: a trip, a pair, an odd one
+        {data_format::ncx, 1, {3, 4, 40}, {6, 9, 80}},   // 3-D, D pairs, 5 vectors
+        {data_format::ncx, 1, {100, 600}, {200, 960}},   // row mode, H pairs, 60 vectors
+        {data_format::nxc, 16, {9, 9}, {19, 17}}};       // separable NXC bf16 (rows of 272)
+    sweep_linear(shapes, 3300, [](const op_desc &, int) { return false; }, [](const op_desc &, const jit_conf &) {});
+    if (W != 16 || get_effective_cpu_isa() < cpu_isa::avx512_core_bf16) return;
+    for (const auto &sh : shapes) {
+        const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).dt(data_type::bf16);
+        const std::string code = primitive(primitive_desc(d)).dump_asm();
+        const size_t at = code.find("blend");
+        if (at == std::string::npos || sh.out.back() < 32) continue;
+        EXPECT_NE(code.find("vcvtne2ps2bf16", at), std::string::npos) << describe(d);
+    }
 }
 
 // Separable 2-D in row mode (the W-row LRU) with H pairs: rows oh and oh + 1 with the same H

@@ -1111,7 +1111,7 @@ TEST(jit_bitwise, blend_rows_stored_aligned) {
         {data_format::nxc, 3, {10, 200}, {21, 301}},         // flat NXC rows of 903
         {data_format::nxc, 17, {9, 33}, {19, 65}},           // separable NXC, c17's rows of 1105
         {data_format::ncx, 1, {3, 4, 300}, {6, 9, 513}},     // 3-D, rows of 16 lines + 1 word
-        {data_format::ncx, 1, {100, 600}, {200, 777}}};      // H pairs
+        {data_format::ncx, 1, {84, 600}, {168, 777}}};       // H pairs (row mode: a 263 KB W-plane)
     const std::vector<bool> big = {false, false, false, false, true, true, true, false, false, false, false, false};
     const int seen = sweep_aligned_rows(cases, big, mode::linear, 2600, "blend", [](const layout_shape &cs, data_type t) {
         const int64_t row = cs.out.back() * (cs.f == data_format::nxc ? cs.c : 1);
@@ -1163,9 +1163,17 @@ TEST(jit_bitwise, blend_word_pairs) {
         {data_format::ncx, 2, {7, 50}, {15, 101}},       // 6 + 5
         {data_format::ncx, 1, {6, 70}, {13, 144}},       // 9: a trip, a pair, an odd one
         {data_format::ncx, 1, {3, 4, 40}, {6, 9, 80}},   // 3-D, D pairs, 5 vectors
-        {data_format::ncx, 1, {100, 600}, {200, 960}},   // row mode, H pairs, 60 vectors
+        {data_format::ncx, 1, {66, 600}, {132, 1008}},   // row mode (a 266 KB W-plane), H pairs, 63 vectors
         {data_format::nxc, 16, {9, 9}, {19, 17}}};       // separable NXC bf16 (rows of 272)
-    sweep_linear(shapes, 3300, [](const op_desc &, int) { return false; }, [](const op_desc &, const jit_conf &) {});
+    // The row-mode shape once per NT setting and thread count, the transforms in turn (the
+    // emulated lane runs this test too).
+    sweep_linear(
+        shapes, 3300,
+        [](const op_desc &d, int threads) {
+            const bool big = (*d.sizes)[1] > 1000;
+            return big && (threads == 2) != (d.coordinate_transformation == kCtms[0]);
+        },
+        [](const op_desc &, const jit_conf &) {});
     if (W != 16 || get_effective_cpu_isa() < cpu_isa::avx512_core_bf16) return;
     for (const auto &sh : shapes) {
         const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).dt(data_type::bf16);

@@ -63,6 +63,24 @@ protected:
                              const Xbyak::Zmm &t_only, const Xbyak::Reg32 &tmp);
     void aligned_line_index(int esize, const Xbyak::Reg64 &addr, const Xbyak::Reg64 &m_bytes, const Xbyak::Reg32 &tmp,
                             const Xbyak::Zmm &idx, const Xbyak::Zmm &iota);
+    // The registers of aligned_lines: the constants of aligned_line_consts; each row's index;
+    // the vectors a trip alternates between (A_b, B_b: the second row's own vectors); T, a
+    // temporary where the second row shares the first's vectors; base (on entry the row's dst),
+    // off_b (the second row's dst), and scratch GPRs.
+    struct line_regs {
+        Xbyak::Zmm iota, lanes, t_lanes, t_only, idx_a, idx_b, A_a, B_a, A_b, B_b, T;
+        Xbyak::Reg64 base, off_b, m_bytes, cnt;
+    };
+    // A row of nv >= 2 line-sized vectors (esize-byte elements) stored as whole aligned lines,
+    // and with `second` another row likewise, from its own vectors (own_b) or the first row's.
+    // Line k = vector k - 1 and vector k permuted at the row's run-time misalignment m (index
+    // lanes - m + i, aligned_line_index); line 0 under a mask of lanes >= m, the last two
+    // under masks of the elements the row has left (index < t + lanes, index < t). Masks k3-k6
+    // (k1, k2 stay the helpers'). vec(a, b, k, last): line-sized vector k (0 or 1, its place in
+    // a two-vector trip) into a, and the second row's into b (own_b); last: the row's last.
+    // step(n): the caller's sources n vectors on. base ends past the row's last line but one.
+    template <typename Vec, typename Step>
+    void aligned_lines(int esize, int64_t nv, bool second, bool own_b, const line_regs &r, Vec &&vec, Step &&step);
 
     template <typename Vmm> void load_tail_mask(const Vmm &m, int64_t lanes);
     template <typename Vmm> void load_f32(data_type dt, const Vmm &v, const Xbyak::Address &a, int64_t n);
@@ -162,5 +180,91 @@ template <> void jit_io::load_u32(const Xbyak::Zmm &, const Xbyak::Address &, in
 template <> void jit_io::store_f32(data_type, const Xbyak::Address &, const Xbyak::Zmm &, int64_t, bool);
 template <> void jit_io::store_u32_bits(int, const Xbyak::Address &, const Xbyak::Zmm &, int64_t, bool, const Xbyak::Address *);
 template <> void jit_io::cvt_to_bf16(const Xbyak::Zmm &);
+
+template <typename Vec, typename Step>
+void jit_io::aligned_lines(int esize, int64_t nv, bool second, bool own_b, const line_regs &r, Vec &&vec, Step &&step) {
+    using Xbyak::Opmask;
+    using Xbyak::Zmm;
+    const bool words = esize == 2;
+    const int V = 64;
+    auto cmp = [&](const Opmask &k, const Zmm &idx, const Zmm &bound, uint8_t pred) {
+        if (words) vpcmpw(k, idx, bound, pred);
+        else vpcmpd(k, idx, bound, pred);
+    };
+    aligned_line_index(esize, r.base, r.m_bytes, r.cnt.cvt32(), r.idx_a, r.iota);
+    cmp(k3, r.idx_a, r.lanes, 5);  // head: lanes >= m (not less than)
+    sub(r.base, r.m_bytes);        // line 0
+    if (second) {
+        aligned_line_index(esize, r.off_b, r.m_bytes, r.cnt.cvt32(), r.idx_b, r.iota);
+        cmp(k4, r.idx_b, r.lanes, 5);
+        sub(r.off_b, r.m_bytes);
+        sub(r.off_b, r.base);  // the second row's line 0, from base
+    }
+    auto store = [&](const Xbyak::Address &a, const Zmm &v, const Opmask *m) {
+        if (m && words) vmovdqu16(a | *m, v);
+        else if (m) vmovups(a | *m, v);
+        else vmovups(a, v);
+    };
+    auto permute = [&](const Zmm &prev, const Zmm &idx, const Zmm &cur) {
+        if (words) vpermt2w(prev, idx, cur);
+        else vpermt2ps(prev, idx, cur);
+    };
+    // The lines at off from prev and cur, into prev's register: the second row's first (from
+    // its own vectors, or through T, as the permute overwrites its first table).
+    auto line = [&](const Zmm &pa, const Zmm &ca, const Zmm &pb, const Zmm &cb, int off, const Opmask *ma,
+                    const Opmask *mb) {
+        if (second) {
+            const Zmm &p = own_b ? pb : r.T;
+            if (!own_b) vmovaps(r.T, pa);
+            permute(p, r.idx_b, own_b ? cb : ca);
+            store(ptr[r.base + r.off_b + off], p, mb);
+        }
+        permute(pa, r.idx_a, ca);
+        store(ptr[r.base + off], pa, ma);
+    };
+    auto next = [&](int n) {
+        step(n);
+        add(r.base, n * V);
+    };
+    // Vector 0 into A; line 0 through B, whose lanes the head masks drop.
+    vec(r.A_a, r.A_b, 0, false);
+    line(r.B_a, r.A_a, r.B_b, r.A_b, 0, &k3, &k4);
+    next(1);
+    // Vectors 1 .. nv - 2, two per trip: prev alternates between A and B.
+    const int64_t mid = nv - 2;
+    if (mid >= 2) {
+        Xbyak::Label l_two;
+        mov(r.cnt, mid / 2);
+        L(l_two); {
+            vec(r.B_a, r.B_b, 0, false);
+            line(r.A_a, r.B_a, r.A_b, r.B_b, 0, nullptr, nullptr);
+            vec(r.A_a, r.A_b, 1, false);
+            line(r.B_a, r.A_a, r.B_b, r.A_b, V, nullptr, nullptr);
+            next(2);
+            dec(r.cnt);
+            jnz(l_two, T_NEAR);
+        }
+    }
+    const bool prev_in_b = mid % 2 == 1;
+    if (prev_in_b) {
+        vec(r.B_a, r.B_b, 0, false);
+        line(r.A_a, r.B_a, r.A_b, r.B_b, 0, nullptr, nullptr);
+        next(1);
+    }
+    // prev is A (mid even) or B (odd); the last vector into the other, then lines nv - 1 and
+    // nv under their masks: last, lanes < t + m (index < t + lanes); next, lanes < t + m -
+    // lanes (index < t).
+    const Zmm &pa = prev_in_b ? r.B_a : r.A_a, &ca = prev_in_b ? r.A_a : r.B_a;
+    const Zmm &pb = prev_in_b ? r.B_b : r.A_b, &cb = prev_in_b ? r.A_b : r.B_b;
+    vec(ca, cb, 0, true);
+    cmp(k3, r.idx_a, r.t_lanes, 1);  // less than
+    cmp(k5, r.idx_a, r.t_only, 1);
+    if (second) {
+        cmp(k4, r.idx_b, r.t_lanes, 1);
+        cmp(k6, r.idx_b, r.t_only, 1);
+    }
+    line(pa, ca, pb, cb, 0, &k3, &k4);
+    line(ca, ca, cb, cb, V, &k5, &k6);  // line nv: elements of the last vector only
+}
 
 }  // namespace xinterp

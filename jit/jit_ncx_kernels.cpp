@@ -368,51 +368,17 @@ template <cpu_isa isa>
 void jit_ncx_wpass<isa>::aligned_row(bool dup) {
     if constexpr (kEvex) {
         const jit_conf &c = conf_;
-        const Xbyak::Zmm idx_a(17), idx_b(18), A(19), B(20), T(21);
+        const Xbyak::Zmm T(21);
         const int esz = c.esize, V = 64, recs = esz == 4 ? 1 : 2;  // records per line-sized vector
         const int64_t nv = (c.row_out * esz + V - 1) / V;       // >= 2
-        const Reg64 base = rbx, off_b = rbp;  // line 0 of the row; the second row's, from base
-        auto cmp = [&](const Opmask &k, const Xbyak::Zmm &idx, const Xbyak::Zmm &bound, uint8_t pred) {
-            if (esz == 4) vpcmpd(k, idx, bound, pred);
-            else vpcmpw(k, idx, bound, pred);
-        };
-        aligned_line_index(esz, reg_dst, r15, reg_cnt.cvt32(), idx_a, zmm_iota);
-        cmp(k3, idx_a, zmm_c16, 5);  // head: lanes >= m
-        mov(base, reg_dst);
-        sub(base, r15);
-        if (dup) {
-            lea(off_b, ptr[reg_dst + c.dst_row_bytes]);
-            aligned_line_index(esz, off_b, r15, reg_cnt.cvt32(), idx_b, zmm_iota);
-            cmp(k4, idx_b, zmm_c16, 5);
-            sub(off_b, r15);
-            sub(off_b, base);
-        }
-        auto store = [&](const Address &a, const Xbyak::Zmm &v, const Opmask *m) {
-            if (m && esz == 4) vmovups(a | *m, v);
-            else if (m) vmovdqu16(a | *m, v);
-            else vmovups(a, v);
-        };
-        auto permute = [&](const Xbyak::Zmm &prev, const Xbyak::Zmm &idx, const Xbyak::Zmm &cur) {
-            if (esz == 4) vpermt2ps(prev, idx, cur);
-            else vpermt2w(prev, idx, cur);
-        };
-        // The line at off from prev and cur, into prev's register (b's through T first).
-        auto line = [&](const Xbyak::Zmm &prev, const Xbyak::Zmm &cur, int off, const Opmask *ma, const Opmask *mb) {
-            if (dup) {
-                vmovaps(T, prev);
-                permute(T, idx_b, cur);
-                store(ptr[base + off_b + off], T, mb);
-            }
-            permute(prev, idx_a, cur);
-            store(ptr[base + off], prev, ma);
-        };
-        // Line-sized vector `slot` (from reg_tab) into v; two: both of its 16-bit records.
-        auto vec = [&](const Xbyak::Zmm &v, int slot, bool two = true) {
-            slot_ = slot * recs;
+        // Line-sized vector k of the trip (from reg_tab) into v; the second row shares it.
+        auto vec = [&](const Xbyak::Zmm &v, const Xbyak::Zmm &, int k, bool last) {
+            slot_ = k * recs;
             if (esz == 4) {
                 nearest_select(v);
             } else {
-                const Ymm lo(v.getIdx()), ctl(vmm_idx.getIdx()), hi(T.getIdx());  // T: free until line()
+                const bool two = !last || recs * nv == c.ow_vecs;  // both of its 16-bit records
+                const Ymm lo(v.getIdx()), ctl(vmm_idx.getIdx()), hi(T.getIdx());  // T: free until the lines
                 // A record's 16-word window; a short one is the whole row, under a mask.
                 auto window = [&](const Ymm &y, const Reg64 &b) {
                     if (c.short_window()) {
@@ -441,44 +407,13 @@ void jit_ncx_wpass<isa>::aligned_row(bool dup) {
             }
             slot_ = 0;
         };
-        // Vector 0 into A; line 0 through B, whose lanes the head masks drop.
-        vec(A, 0);
-        line(B, A, 0, &k3, &k4);
-        add(reg_tab, recs * c.rec_bytes);
-        add(base, V);
-        const int64_t mid = nv - 2;
-        if (mid >= 2) {
-            Label l_two;
-            mov(reg_cnt, mid / 2);
-            L(l_two); {
-                vec(B, 0);
-                line(A, B, 0, nullptr, nullptr);
-                vec(A, 1);
-                line(B, A, V, nullptr, nullptr);
-                add(reg_tab, 2 * recs * c.rec_bytes);
-                add(base, 2 * V);
-                dec(reg_cnt);
-                jnz(l_two, T_NEAR);
-            }
-        }
-        const bool prev_in_b = mid % 2 == 1;
-        if (prev_in_b) {
-            vec(B, 0);
-            line(A, B, 0, nullptr, nullptr);
-            add(reg_tab, recs * c.rec_bytes);
-            add(base, V);
-        }
-        const Xbyak::Zmm &prev = prev_in_b ? B : A, &cur = prev_in_b ? A : B;
-        vec(cur, 0, recs * nv == c.ow_vecs);
-        // last: lanes < t + m (index < t + lanes); next: lanes < t + m - lanes (index < t)
-        cmp(k3, idx_a, zmm_ct16, 1);
-        cmp(k5, idx_a, zmm_ct, 1);
-        if (dup) {
-            cmp(k4, idx_b, zmm_ct16, 1);
-            cmp(k6, idx_b, zmm_ct, 1);
-        }
-        line(prev, cur, 0, &k3, &k4);
-        line(cur, cur, V, &k5, &k6);
+        auto step = [&](int n) { add(reg_tab, n * recs * c.rec_bytes); };
+        // base rbx (the row's line 0), rbp (the second row's, from base), r15 for m.
+        const line_regs regs{zmm_iota, zmm_c16, zmm_ct16, zmm_ct, Xbyak::Zmm(17), Xbyak::Zmm(18), Xbyak::Zmm(19),
+                             Xbyak::Zmm(20), Xbyak::Zmm(19), Xbyak::Zmm(20), T, rbx, rbp, r15, reg_cnt};
+        mov(rbx, reg_dst);
+        if (dup) lea(rbp, ptr[reg_dst + c.dst_row_bytes]);
+        aligned_lines(esz, nv, dup, false, regs, vec, step);
         add(reg_dst, static_cast<int>(c.ow_full * simd_w * esz));
     }
 }

@@ -205,49 +205,9 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
     const jit_conf &c = conf_;
     const int esz = c.esize, V = simd_w * 4;
     const bool words = esz == 2;
-    const Zmm idx_a(17), idx_b(18), A_a(19), B_a(20), A_b(21), B_b(22);
     const Zmm X0(26), X1(27), Xb0(28), Xb1(29);  // 16-bit: a line's two f32 results (b: the pair's)
-    const int64_t lanes = V / esz, nv = (c.row_out + lanes - 1) / lanes;  // >= 2
+    const int64_t lanes = V / esz;
     const int src_step = words ? 2 * V : V;  // f32 bytes per line-sized vector
-    auto cmp = [&](const Opmask &k, const Zmm &idx, const Zmm &bound, uint8_t pred) {
-        if (words) vpcmpw(k, idx, bound, pred);
-        else vpcmpd(k, idx, bound, pred);
-    };
-    // One output's permute index and head mask (lanes i >= m: index >= L); r15: m elements as
-    // bytes, for the line base. AVX-512 compares, no BMI2 (the tiers do not require it).
-    auto setup = [&](const Reg64 &addr, const Zmm &idx, const Opmask &head) {
-        aligned_line_index(esz, addr, r15, reg_cnt.cvt32(), idx, zmm_iota);
-        cmp(head, idx, zmm_c16, 5);  // not less than
-    };
-    if (pair_) {
-        lea(rbp, ptr[reg_dst + reg_boff]);
-        setup(rbp, idx_b, k4);
-        sub(rbp, r15);  // base b
-    }
-    setup(reg_dst, idx_a, k3);
-    mov(r14, reg_dst);
-    sub(r14, r15);             // base a
-    if (pair_) sub(rbp, r14);  // base b, from base a
-    auto store = [&](const Zmm &v, int off, const Opmask *m, bool second) {
-        const Address a = second ? ptr[r14 + rbp + off] : ptr[r14 + off];
-        if (m && words) vmovdqu16(a | *m, v);
-        else if (m) vmovups(a | *m, v);
-        else vmovups(a, v);
-    };
-    auto permute = [&](const Zmm &prev, const Zmm &idx, const Zmm &cur) {
-        if (words) vpermt2w(prev, idx, cur);
-        else vpermt2ps(prev, idx, cur);
-    };
-    // line = permute(prev, cur) into prev's register, stored at off; cur becomes prev.
-    auto line = [&](const Zmm &prev_a, const Zmm &cur_a, const Zmm &prev_b, const Zmm &cur_b, int off, const Opmask *ma,
-                    const Opmask *mb) {
-        permute(prev_a, idx_a, cur_a);
-        store(prev_a, off, ma, false);
-        if (pair_) {
-            permute(prev_b, idx_b, cur_b);
-            store(prev_b, off, mb, true);
-        }
-    };
     // 16-bit: the two f32 results x0, x1 rounded to 32 words in r (two false: x0 only, the
     // row's last line-sized vector, whose upper half the masks drop). The same roundings as
     // store_f32's, two at a time: vcvtne2ps2bf16 rounds as vcvtneps2bf16 does.
@@ -260,59 +220,26 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
         vcvtps2ph(t, x1, 0);
         vinserti64x4(r, r, t, 1);
     };
-    // The line-sized vector at f32 byte offset off into r (rb: the pair's).
-    auto vec = [&](const Zmm &r, int off, const Zmm &rb, bool two = true) {
+    // Line-sized vector k of the trip into r (rb: the pair's), from f32 byte offset k * src_step.
+    auto vec = [&](const Zmm &r, const Zmm &rb, int k, bool last) {
+        const int off = k * src_step;
         if (!words) return blend(r, off, rb);
+        const bool two = !last || 2 * ((c.row_out + lanes - 1) / lanes) == c.ow_vecs;
         blend(X0, off, Xb0);
         if (two) blend(X1, off + V, Xb1);  // never past the row's padded f32 vectors
         pack(r, X0, X1, two);
         if (pair_) pack(rb, Xb0, Xb1, two);
     };
-    auto advance = [&] {
+    auto step = [&](int n) {
         for (const Reg64 &r : src_rows())
-            add(r, src_step);
-        add(r14, V);
+            add(r, n * src_step);
     };
-    // Vector 0 into A; line 0 (head) through B, whose lanes the head mask drops.
-    vec(A_a, 0, A_b);
-    line(B_a, A_a, B_b, A_b, 0, &k3, &k4);
-    advance();
-    // Vectors 1 .. nv - 2, two per trip: prev alternates between A and B.
-    const int64_t mid = nv - 2;
-    if (mid >= 2) {
-        Label l_two;
-        mov(reg_cnt, mid / 2);
-        L(l_two); {
-            vec(B_a, 0, B_b);
-            line(A_a, B_a, A_b, B_b, 0, nullptr, nullptr);
-            vec(A_a, src_step, A_b);
-            line(B_a, A_a, B_b, A_b, V, nullptr, nullptr);
-            advance();
-            advance();
-            dec(reg_cnt);
-            jnz(l_two, T_NEAR);
-        }
-    }
-    const bool prev_in_b = mid % 2 == 1;
-    if (prev_in_b) {
-        vec(B_a, 0, B_b);
-        line(A_a, B_a, A_b, B_b, 0, nullptr, nullptr);
-        advance();
-    }
-    // prev is A (mid even) or B (odd); the last vector into the other, then lines nv - 1
-    // and nv under their masks: last, i < t + m (index < t + L); next, i < t + m - L (index
-    // < t), t the last vector's elements (aligned_consts).
-    const Zmm &pa = prev_in_b ? B_a : A_a, &ca = prev_in_b ? A_a : B_a;
-    const Zmm &pb = prev_in_b ? B_b : A_b, &cb = prev_in_b ? A_b : B_b;
-    vec(ca, 0, cb, !words || 2 * nv == c.ow_vecs);
-    cmp(k3, idx_a, zmm_ct16, 1);  // less than
-    cmp(k5, idx_a, zmm_ct, 1);
-    if (pair_) {
-        cmp(k4, idx_b, zmm_ct16, 1);
-        cmp(k6, idx_b, zmm_ct, 1);
-    }
-    line(pa, ca, pb, cb, 0, &k3, &k4);
-    line(ca, ca, cb, cb, V, &k5, &k6);  // line nv: elements of the last vector only
+    // base r14 (a's line 0), rbp (b's, from a's), r15 for m.
+    const line_regs regs{zmm_iota, zmm_c16, zmm_ct16, zmm_ct, Zmm(17), Zmm(18), Zmm(19), Zmm(20),
+                         Zmm(21), Zmm(22), Zmm(30), r14, rbp, r15, reg_cnt};
+    mov(r14, reg_dst);
+    if (pair_) lea(rbp, ptr[reg_dst + reg_boff]);
+    aligned_lines(esz, (c.row_out + lanes - 1) / lanes, pair_, true, regs, vec, step);
     add(reg_dst, static_cast<int>(c.row_out * esz));  // the row's end
 }
 

@@ -337,7 +337,7 @@ Xbyak::Label &jit_io::pool_const(uint64_t value) {
     return *pool_.back().second;
 }
 
-void jit_io::aligned_line_consts(int esize, int t, const Xbyak::Zmm &iota, const Xbyak::Zmm &lanes, const Xbyak::Zmm &t_lanes,
+void jit_io::aligned_line_consts(int esize, int64_t row_out, const Xbyak::Zmm &iota, const Xbyak::Zmm &lanes, const Xbyak::Zmm &t_lanes,
                                  const Xbyak::Zmm &t_only, const Xbyak::Reg32 &tmp) {
     static constexpr int32_t kIota0[8] = {0, 1, 2, 3, 4, 5, 6, 7}, kIota8[8] = {8, 9, 10, 11, 12, 13, 14, 15};
     static constexpr int32_t kWords0[8] = {0x10000, 0x30002, 0x50004, 0x70006, 0x90008, 0xb000a, 0xd000c, 0xf000e};
@@ -345,7 +345,7 @@ void jit_io::aligned_line_consts(int esize, int t, const Xbyak::Zmm &iota, const
     const bool words = esize == 2;
     vmovdqu32(Xbyak::Ymm(iota.getIdx()), ptr[rip + pool_vec8(words ? kWords0 : kIota0)]);
     vinserti32x8(iota, iota, ptr[rip + pool_vec8(words ? kWords16 : kIota8)], 1);
-    const int n = 64 / esize;
+    const int n = 64 / esize, t = static_cast<int>(row_out - (row_out - 1) / n * n);  // 1..n
     for (const auto &[z, v] : {std::pair<Xbyak::Zmm, int>{lanes, n}, {t_lanes, t + n}, {t_only, t}}) {
         mov(tmp, v);
         if (words) vpbroadcastw(z, tmp.cvt16());

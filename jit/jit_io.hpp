@@ -54,12 +54,12 @@ protected:
     void load_kmask(const Xbyak::Opmask &k, uint64_t bits, int width);  // width 16 or 64
     // Rows stored as whole aligned lines (512-bit rows that are not whole lines long:
     // jit_ncx_vblend::aligned_row, jit_ncx_wpass::aligned_row), in elements of esize bytes (4:
-    // dwords, 16 a line; 2: words, 32 a line). Once per call: iota = 0, 1, .. in each element,
-    // lanes = the elements of a line, t_lanes = t + lanes, t = the elements of the row's last
-    // line-sized vector. Per row at addr: m_bytes = esize * m, m its misalignment in elements
+    // dwords, 16 a line; 2: words, 32 a line). Once per call, for rows of row_out elements:
+    // iota = 0, 1, .. in each element, lanes = the elements of a line, t_lanes = t + lanes,
+    // t = the elements of the row's last line-sized vector. Per row at addr: m_bytes = esize * m, m its misalignment in elements
     // (its first line starts at addr - m_bytes), and idx = lanes - m + i, which permutes vector
     // k - 1 (table 1) and vector k (table 2) into line k. tmp: a scratch GPR.
-    void aligned_line_consts(int esize, int t, const Xbyak::Zmm &iota, const Xbyak::Zmm &lanes, const Xbyak::Zmm &t_lanes,
+    void aligned_line_consts(int esize, int64_t row_out, const Xbyak::Zmm &iota, const Xbyak::Zmm &lanes, const Xbyak::Zmm &t_lanes,
                              const Xbyak::Zmm &t_only, const Xbyak::Reg32 &tmp);
     void aligned_line_index(int esize, const Xbyak::Reg64 &addr, const Xbyak::Reg64 &m_bytes, const Xbyak::Reg32 &tmp,
                             const Xbyak::Zmm &idx, const Xbyak::Zmm &iota);

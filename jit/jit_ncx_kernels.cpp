@@ -257,6 +257,43 @@ bool jit_ncx_wpass<isa>::word_pairs() const {
     return final_ && c.algorithm != alg::linear && c.window && c.esize == 2 && !(kEvex && c.short_window());
 }
 
+// AVX-512 16-bit nearest windows: record slot_'s 16 words picked by vpermw (AVX512BW) with its
+// first 16 word controls into Ymm(v), or with two, records slot_ and slot_ + 1's windows in
+// v's halves and their 32 controls (jit_tables) picking 32 words. A short window is the whole
+// row, loaded under a mask (tmp: the second record's, which a memory operand cannot mask).
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::word_select(const Vmm &v, bool two, const Xbyak::Ymm &tmp) {
+    if constexpr (kEvex) {
+        const jit_conf &c = conf_;
+        const int V = simd_w * 4;
+        const Ymm lo(v.getIdx()), ctl(vmm_idx.getIdx());
+        auto window = [&](const Ymm &y, const Reg64 &b) {
+            if (c.short_window()) {
+                load_tail_mask(Zmm(y.getIdx()), c.row_in);
+                vmovdqu16(y | k_tail | T_z, ptr[reg_src + b * 2]);
+            } else {
+                vmovdqu16(y, ptr[reg_src + b * 2]);  // EVEX: y may be ymm16+
+            }
+        };
+        movsxd(reg_ba, dword[tab()]);
+        window(lo, reg_ba);
+        if (!two) {
+            vmovdqu(ctl, ptr[tab(V)]);
+            vpermw(lo, ctl, lo);
+            return;
+        }
+        movsxd(reg_bb, dword[tab(c.rec_bytes)]);
+        if (c.short_window()) {
+            window(tmp, reg_bb);
+            vinserti64x4(v, v, tmp, 1);
+        } else {
+            vinserti64x4(v, v, ptr[reg_src + reg_bb * 2], 1);
+        }
+        vmovdqu16(vmm_idx, ptr[tab(V)]);
+        vpermw(v, vmm_idx, v);
+    }
+}
+
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::nearest_word_pair() {
     const jit_conf &c = conf_;
@@ -264,14 +301,12 @@ void jit_ncx_wpass<isa>::nearest_word_pair() {
     // The two records' windows in the two halves of vmm_a, then one shuffle picks both vectors.
     using Half = typename std::conditional<kEvex, Ymm, Xmm>::type;
     const Half lo(vmm_a.getIdx()), hi(vmm_idx.getIdx());  // hi: free once the shuffle is done
-    movsxd(reg_ba, dword[tab()]);
-    movsxd(reg_bb, dword[tab(c.rec_bytes)]);
-    vmovdqu(lo, ptr[reg_src + reg_ba * 2]);
     if constexpr (kEvex) {
-        vinserti64x4(vmm_a, vmm_a, ptr[reg_src + reg_bb * 2], 1);
-        vmovdqu16(vmm_idx, ptr[tab(V)]);
-        vpermw(vmm_a, vmm_idx, vmm_a);
+        word_select(vmm_a, true);
     } else {
+        movsxd(reg_ba, dword[tab()]);
+        movsxd(reg_bb, dword[tab(c.rec_bytes)]);
+        vmovdqu(lo, ptr[reg_src + reg_ba * 2]);
         vinserti128(vmm_a, vmm_a, ptr[reg_src + reg_bb * 2], 1);
         vpshufb(vmm_a, vmm_a, ptr[tab(V)]);
     }
@@ -306,18 +341,8 @@ void jit_ncx_wpass<isa>::nearest_vector(int64_t n) {
     const int V = simd_w * 4;
     const Xmm xa(vmm_a.getIdx());
     if (c.window && c.esize == 2 && kEvex) {
-        // 16 words picked by vpermw (AVX512BW) with the record's first 16 word controls.
-        const Ymm ya(vmm_a.getIdx()), yi(vmm_idx.getIdx());
-        movsxd(reg_ba, dword[tab()]);
-        if (c.short_window()) {  // the whole row, under a mask
-            load_tail_mask(Zmm(ya.getIdx()), c.row_in);
-            vmovdqu16(ya | k_tail | T_z, ptr[reg_src + reg_ba * 2]);
-        } else {
-            vmovdqu(ya, ptr[reg_src + reg_ba * 2]);
-        }
-        vmovdqu(yi, ptr[tab(V)]);
-        vpermw(ya, yi, ya);
-        return store_xwords(ya, n);
+        word_select(vmm_a, false);
+        return store_xwords(Ymm(vmm_a.getIdx()), n);
     } else if (c.window && c.esize == 2) {
         // Eight 16-bit lanes from one 16-byte window: vpshufb picks the words.
         movsxd(reg_ba, dword[tab()]);
@@ -377,33 +402,7 @@ void jit_ncx_wpass<isa>::aligned_row(bool dup) {
             if (esz == 4) {
                 nearest_select(v);
             } else {
-                const bool two = !last || recs * nv == c.ow_vecs;  // both of its 16-bit records
-                const Ymm lo(v.getIdx()), ctl(vmm_idx.getIdx()), hi(T.getIdx());  // T: free until the lines
-                // A record's 16-word window; a short one is the whole row, under a mask.
-                auto window = [&](const Ymm &y, const Reg64 &b) {
-                    if (c.short_window()) {
-                        load_tail_mask(Xbyak::Zmm(y.getIdx()), c.row_in);
-                        vmovdqu16(y | k_tail | T_z, ptr[reg_src + b * 2]);
-                    } else {
-                        vmovdqu16(y, ptr[reg_src + b * 2]);  // EVEX: y may be ymm16+
-                    }
-                };
-                movsxd(reg_ba, dword[tab()]);
-                window(lo, reg_ba);
-                if (two) {
-                    movsxd(reg_bb, dword[tab(c.rec_bytes)]);
-                    if (c.short_window()) {
-                        window(hi, reg_bb);
-                        vinserti64x4(v, v, hi, 1);
-                    } else {
-                        vinserti64x4(v, v, ptr[reg_src + reg_bb * 2], 1);
-                    }
-                    vmovdqu16(Xbyak::Zmm(ctl.getIdx()), ptr[tab(V)]);
-                    vpermw(v, Xbyak::Zmm(ctl.getIdx()), v);
-                } else {  // the upper half is past the row: the masks drop it
-                    vmovdqu(ctl, ptr[tab(V)]);
-                    vpermw(lo, ctl, lo);
-                }
+                word_select(v, !last || recs * nv == c.ow_vecs, Ymm(T.getIdx()));  // T: free until the lines
             }
             slot_ = 0;
         };
@@ -965,9 +964,7 @@ void jit_ncx_wpass<isa>::generate() {
         push(rbx);
         push(r15);
         push(rbp);
-        const int lanes = 64 / c.esize;  // the row's last line-sized vector holds t elements
-        const int t = static_cast<int>(c.row_out - (c.row_out - 1) / lanes * lanes);
-        aligned_line_consts(c.esize, t, zmm_iota, zmm_c16, zmm_ct16, zmm_ct, reg_cnt.cvt32());
+        aligned_line_consts(c.esize, c.row_out, zmm_iota, zmm_c16, zmm_ct16, zmm_ct, reg_cnt.cvt32());
     }
     mov(reg_src, PARG(src));
     mov(reg_dst, PARG(dst));

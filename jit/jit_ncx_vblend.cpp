@@ -140,12 +140,6 @@ void jit_ncx_vblend<isa>::row(int out_es) {
         const Ymm hi(29);
         blend(Vmm(r0.getIdx()), k * simd_w * 4, Vmm(rb0.getIdx()));
         blend(Vmm(r1.getIdx()), (k + 1) * simd_w * 4, Vmm(rb1.getIdx()));
-        auto round2 = [&](const Zmm &x0, const Zmm &x1) {
-            if (c.dt == data_type::bf16) return vcvtne2ps2bf16(o, x1, x0);
-            vcvtps2ph(Ymm(o.getIdx()), x0, 0);  // imm 0: round to nearest even, never MXCSR.RC
-            vcvtps2ph(hi, x1, 0);
-            vinserti64x4(o, o, hi, 1);
-        };
         auto store = [&](int64_t off, bool second) {
             const Address a = second ? at_b(off) : ptr[reg_dst + off];
             if (!nt_ || second) return vmovdqu16(a, o);
@@ -155,10 +149,10 @@ void jit_ncx_vblend<isa>::row(int out_es) {
             vmovntdq(second ? at_b(off + simd_w * 2) : ptr[reg_dst + off + simd_w * 2], hi);
         };
         const int64_t off = k * simd_w * out_es;
-        round2(r0, r1);
+        round_words(o, r0, r1, true, hi);
         store(off, false);
         if (pair_) {
-            round2(rb0, rb1);
+            round_words(o, rb0, rb1, true, hi);
             store(off, true);
         }
     };
@@ -208,27 +202,18 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
     const Zmm X0(26), X1(27), Xb0(28), Xb1(29);  // 16-bit: a line's two f32 results (b: the pair's)
     const int64_t lanes = V / esz;
     const int src_step = words ? 2 * V : V;  // f32 bytes per line-sized vector
-    // 16-bit: the two f32 results x0, x1 rounded to 32 words in r (two false: x0 only, the
-    // row's last line-sized vector, whose upper half the masks drop). The same roundings as
-    // store_f32's, two at a time: vcvtne2ps2bf16 rounds as vcvtneps2bf16 does.
-    auto pack = [&](const Zmm &r, const Zmm &x0, const Zmm &x1, bool two) {
-        const Ymm t(kT0);
-        if (c.dt == data_type::bf16 && two) return vcvtne2ps2bf16(r, x1, x0);
-        if (c.dt == data_type::bf16) return vcvtneps2bf16(Ymm(r.getIdx()), x0);
-        vcvtps2ph(Ymm(r.getIdx()), x0, 0);  // imm 0: round to nearest even, never MXCSR.RC
-        if (!two) return;
-        vcvtps2ph(t, x1, 0);
-        vinserti64x4(r, r, t, 1);
-    };
-    // Line-sized vector k of the trip into r (rb: the pair's), from f32 byte offset k * src_step.
+    const int64_t nv = (c.row_out + lanes - 1) / lanes;
+    // Line-sized vector k of the trip into r (rb: the pair's), from f32 byte offset k * src_step;
+    // 16-bit: two blends rounded to 32 words (the row's last: one where ow_vecs is odd, whose
+    // upper half the masks drop).
     auto vec = [&](const Zmm &r, const Zmm &rb, int k, bool last) {
         const int off = k * src_step;
         if (!words) return blend(r, off, rb);
-        const bool two = !last || 2 * ((c.row_out + lanes - 1) / lanes) == c.ow_vecs;
+        const bool two = !last || 2 * nv == c.ow_vecs;
         blend(X0, off, Xb0);
         if (two) blend(X1, off + V, Xb1);  // never past the row's padded f32 vectors
-        pack(r, X0, X1, two);
-        if (pair_) pack(rb, Xb0, Xb1, two);
+        round_words(r, X0, X1, two, Ymm(kT0));
+        if (pair_) round_words(rb, Xb0, Xb1, two, Ymm(kT0));
     };
     auto step = [&](int n) {
         for (const Reg64 &r : src_rows())
@@ -239,17 +224,28 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
                          Zmm(21), Zmm(22), Zmm(30), r14, rbp, r15, reg_cnt};
     mov(r14, reg_dst);
     if (pair_) lea(rbp, ptr[reg_dst + reg_boff]);
-    aligned_lines(esz, (c.row_out + lanes - 1) / lanes, pair_, true, regs, vec, step);
+    aligned_lines(esz, nv, pair_, true, regs, vec, step);
     add(reg_dst, static_cast<int>(c.row_out * esz));  // the row's end
+}
+
+// x0, x1 (f32 results) rounded to 32 words of dt in r, in order (two false: x0's 16 only): the
+// same roundings as store_f32's, two at a time. vcvtne2ps2bf16 rounds as vcvtneps2bf16 does
+// (bf16 on the bf16 tier only); f16 takes two vcvtps2ph and an insert.
+template <cpu_isa isa>
+void jit_ncx_vblend<isa>::round_words(const Zmm &r, const Zmm &x0, const Zmm &x1, bool two, const Ymm &tmp) {
+    if (conf_.dt == data_type::bf16 && two) return vcvtne2ps2bf16(r, x1, x0);
+    if (conf_.dt == data_type::bf16) return vcvtneps2bf16(Ymm(r.getIdx()), x0);
+    vcvtps2ph(Ymm(r.getIdx()), x0, 0);  // imm 0: round to nearest even, never MXCSR.RC
+    if (!two) return;
+    vcvtps2ph(tmp, x1, 0);
+    vinserti64x4(r, r, tmp, 1);
 }
 
 // aligned_row's constants, once per call: 0, 1, .. in each element, L, t + L and t (L: a
 // line's elements; t: the row's last line-sized vector's, 1..L - 1).
 template <cpu_isa isa>
 void jit_ncx_vblend<isa>::aligned_consts() {
-    const int lanes = 64 / conf_.esize;
-    const int t = static_cast<int>(conf_.row_out - (conf_.row_out - 1) / lanes * lanes);
-    aligned_line_consts(conf_.esize, t, zmm_iota, zmm_c16, zmm_ct16, zmm_ct, reg_cnt.cvt32());
+    aligned_line_consts(conf_.esize, conf_.row_out, zmm_iota, zmm_c16, zmm_ct16, zmm_ct, reg_cnt.cvt32());
 }
 
 template <cpu_isa isa>

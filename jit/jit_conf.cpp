@@ -691,6 +691,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     if (c.up2_groups > 0 && c.k == 2 && c.plane_mode && !c.nt_eligible && p.out[1] * c.dst_row_bytes <= jit_conf::kPlaneBudget &&
         h_is_up2(p, c)) {
         c.h2_pairs = true;
+        c.h2_band = std::max(jit_conf::kH2BandMin, jit_conf::kH2BandBytes / (2 * c.dst_row_bytes));
         c.scratch_bytes = 0;  // no W-plane; the edge rows' fused pass reads src in place (no staging: window path)
     }
     // Nearest rows that cannot take aligned NT stores stream through scratch instead (per-row

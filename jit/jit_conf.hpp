@@ -252,6 +252,17 @@ struct jit_conf {
     // write-combining buffer open per row).
     bool h2_pairs = false;
     float h2_head_w[2] = {0.f, 0.f}, h2_tail_w[2] = {0.f, 0.f};  // rows 0 and OH - 1: (w0, w1)
+    // Row pairs per h2 call at most: a band of rows whose output fits kH2BandBytes, so that the
+    // lines a column block leaves part-written (16-bit: a group's 64 bytes straddle two lines)
+    // are still in L1 when the next block completes them. Rows of 2^n bytes map a column onto
+    // a few L1 sets, which a whole plane's column overflows. kH2BandMin pairs at least: each
+    // band computes its first src row's W step again. A/B on the Emerald Rapids dev VM (48 KiB
+    // L1d), 1 thread, against whole planes: 128x128 -> 256x256 C = 16 bf16 0.68x, f16 0.65x;
+    // 64x256 -> 128x512 C = 8 f32 0.83x, bf16 0.68x, f16 0.71x; 64x64 -> 128x128 C = 32 16-bit
+    // 0.82x; fpn_2x, yolo_2x, 224 -> 448 0.96-1.03x. Budgets of 6-16 KiB measured alike, 48 KiB
+    // and whole planes lost the gain.
+    static constexpr int64_t kH2BandBytes = int64_t(12) << 10, kH2BandMin = 4;
+    int64_t h2_band = 0;
     // Linear H steps whose src rows neighbouring output rows hardly share (H downsampling by
     // about 2x or more) skip the W-row cache: one fused call W-interpolates both src rows and
     // blends them, so an output row (k == 2) is one call and no W row goes through scratch.

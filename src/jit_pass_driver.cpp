@@ -239,9 +239,9 @@ private:
     }
 
     // h2_pairs: within each plane's run of rows, the row pairs (2j + 1, 2j + 2) that the run
-    // holds whole go to one h2 call, with rows 0 and OH - 1 where the run holds them next to a
-    // pair; any other row (a pair the thread split cuts, or an edge row left alone) to the
-    // fused W+H pass, from its hrows record.
+    // holds whole go to h2 calls of at most h2_band pairs each (bands of equal size), with rows
+    // 0 and OH - 1 where the run holds them next to a pair; any other row (a pair the thread
+    // split cuts, or an edge row left alone) to the fused W+H pass, from its hrows record.
     void run_h2(int64_t r0, int64_t r1, const exec_ctx &x) const {
         const uint8_t *src = x.src;
         uint8_t *dst = x.dst;
@@ -257,7 +257,9 @@ private:
             for (int64_t oh = o.oh, end = o.oh + n; oh < end;) {
                 const bool head = oh == 0 && end >= 3;  // row 0 rides with the pairs from row 1
                 const int64_t first = oh + head, j0 = (first - 1) / 2;
-                const int64_t np = first % 2 == 1 ? std::min((end - first) / 2, ih_n - 1 - j0) : 0;
+                const int64_t run = first % 2 == 1 ? std::min((end - first) / 2, ih_n - 1 - j0) : 0;
+                const int64_t bands = (run + conf_.h2_band - 1) / conf_.h2_band;  // of equal size
+                const int64_t np = run > 0 ? (run + bands - 1) / bands : 0;
                 if (np > 0) {
                     const int64_t next = first + 2 * np;
                     const bool tail = next == 2 * ih_n - 1 && next < end;  // row OH - 1, after the last pair

@@ -2009,7 +2009,8 @@ TEST(jit_bitwise, fused_volumes_in_one_blend_call) {
 // by column block with W steps in registers; rows 0, OH - 1 and pairs a thread range cuts from
 // the fused W+H pass. Swept over IH (1 pair up), IW around the tiers' widths (record vectors
 // before, after and in the tail), N and C planes, 1 to 3 threads (ranges that start and end
-// mid-plane, on odd and even rows), all dtypes, with specials.
+// mid-plane, on odd and even rows), planes in bands of h2_band pairs (rows 0 and OH - 1 in the
+// first and last band only), all dtypes, with specials.
 TEST(jit_bitwise, linear_h2_pairs) {
     REQUIRE_AVX2();
     {
@@ -2028,9 +2029,17 @@ TEST(jit_bitwise, linear_h2_pairs) {
         nt_threshold nt(1);  // NT-eligible dst (OW 80 keeps rows store-aligned): no h2
         EXPECT_FALSE(linear_conf({1, 128, 40, 40}, {80, 80}).h2_pairs);
     }
+    {
+        // Bands of kH2BandBytes of output rows, kH2BandMin pairs at least: f32 rows of 1 KiB
+        // take 6 pairs per call, of 4 KiB 4; fpn's rows (256 bytes) 24 of its 31.
+        nt_threshold nt(size_t(1) << 40);
+        EXPECT_EQ(linear_conf({1, 16, 128, 128}, {256, 256}).h2_band, 6);
+        EXPECT_EQ(linear_conf({1, 4, 32, 512}, {64, 1024}).h2_band, 4);
+        EXPECT_EQ(linear_conf({1, 256, 32, 32}, {64, 64}).h2_band, 24);
+    }
     const int saved = omp_get_max_threads();
     uint32_t seed = 900;
-    int64_t seen = 0;
+    int64_t seen = 0, banded = 0;
     for (int threads : {1, 2, 3}) {
         omp_set_num_threads(threads);
         for (auto t : kTypes)
@@ -2041,7 +2050,9 @@ TEST(jit_bitwise, linear_h2_pairs) {
                      {1, {35, 256}}, {2, {21, 200}}}) {
                 const std::vector<int64_t> out{2 * cs.second[0], 2 * cs.second[1]};
                 const auto d = problem_builder().src(layout(data_format::ncx, 1 + (seed % 2), cs.first, cs.second)).sizes(out).fmt(data_format::ncx).mode(mode::linear).dt(t);
-                seen += host_conf(d).h2_pairs;
+                const jit_conf hc = host_conf(d);
+                seen += hc.h2_pairs;
+                banded += hc.h2_pairs && hc.h2_band < cs.second[0] - 1;  // a plane's pairs in more than one call
                 ++seed;
                 ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads;
             }
@@ -2049,6 +2060,7 @@ TEST(jit_bitwise, linear_h2_pairs) {
     }
     omp_set_num_threads(saved);
     EXPECT_GT(seen, 0);
+    EXPECT_GT(banded, 0);
 }
 
 // 16-bit rows on the gather path are read in place in both spellings, with no scratch of their

@@ -20,20 +20,23 @@ namespace {
 }  // namespace
 
 // The W step of src row reg_hrow for the current column block: an up2 group into (x0, x1), or
-// the record at reg_tab into x0, with its window bases and permutes hoisted by h2_column
-// (reg_ba, reg_bb; Vmm 5, 11) and one window for both taps where the vector pairs.
+// each record's vector (recs[0] into x0; a second, if the block has one, into x1), with its
+// window bases and selects hoisted by h2_column, and one window for both taps where it pairs.
 template <cpu_isa isa>
-void jit_ncx_wpass<isa>::h2_w(bool group, const Vmm &x0, const Vmm &x1, bool pairs) {
+void jit_ncx_wpass<isa>::h2_w(bool group, const Vmm &x0, const Vmm &x1, const h2_rec *recs) {
     if (group) return up2_group(reg_hrow, x0, x1, !h2_split(conf_.dt));
     const jit_conf &c = conf_;
     const int V = simd_w * 4;
-    const Vmm idx0(5), idx1(11);
-    load_window(vmm_b, ptr[reg_hrow + reg_ba * c.esize]);
-    if (!pairs) load_window(vmm_idx, ptr[reg_hrow + reg_bb * c.esize]);
-    select(vmm_a, idx0, vmm_b);
-    select(vmm_b, idx1, pairs ? vmm_b : vmm_idx);
-    vmulps(x0, vmm_a, ptr[reg_tab + 3 * V]);
-    vfmadd231ps(x0, vmm_b, ptr[reg_tab + 4 * V]);
+    for (int i = 0; i < 2 && recs[i].tab >= 0; ++i) {
+        const h2_rec &r = recs[i];
+        const Vmm &x = i == 0 ? x0 : x1;
+        load_window(vmm_b, ptr[reg_hrow + r.ba * c.esize]);
+        if (!r.pairs) load_window(vmm_idx, ptr[reg_hrow + r.bb * c.esize]);
+        select(vmm_a, r.i0, vmm_b);
+        select(vmm_b, r.i1, r.pairs ? vmm_b : vmm_idx);
+        vmulps(x, vmm_a, ptr[reg_tab + r.tab + 3 * V]);
+        vfmadd231ps(x, vmm_b, ptr[reg_tab + r.tab + 4 * V]);
+    }
 }
 
 // Registers for the next src row's W step, free of everything h2_w and h2_row touch: AVX-512
@@ -58,6 +61,21 @@ void jit_ncx_wpass<isa>::h2_row(int64_t off, const Vmm &w0, const Vmm &w1, const
         vfmadd231ps(Vmm(v), b[v], w1);
     }
     constexpr bool kYmm = std::is_same<Vmm, Ymm>::value;
+    if constexpr (!kYmm) {
+        if (nv == 2 && h2_lines()) {  // 32 words, one store (a tail vector's: masked)
+            const Zmm r(kT0);
+            if (c.dt == data_type::bf16) {
+                vcvtne2ps2bf16(r, Zmm(1), Zmm(0));
+            } else {  // imm 0: round to nearest even, never MXCSR.RC
+                vcvtps2ph(Ymm(kT0), Zmm(0), 0);
+                vcvtps2ph(Ymm(kT1), Zmm(1), 0);
+                vinserti64x4(r, r, Ymm(kT1), 1);
+            }
+            if (lanes == simd_w) return vmovdqu16(ptr[reg_hout + static_cast<int>(off)], r);
+            load_kmask(k_tail, (uint64_t(1) << (simd_w + lanes)) - 1, 64);
+            return vmovdqu16(ptr[reg_hout + static_cast<int>(off)] | k_tail, r);
+        }
+    }
     if constexpr (kYmm) {
         if (nv == 2 && c.dt == data_type::bf16) {  // both vectors rounded at once
             if (split) cvt2_to_bf16_interleaved(vmm_a, vmm_b);
@@ -69,31 +87,31 @@ void jit_ncx_wpass<isa>::h2_row(int64_t off, const Vmm &w0, const Vmm &w1, const
         store_f32(c.dt, ptr[reg_hout + static_cast<int>(off + v * simd_w * c.esize)], Vmm(v), v == nv - 1 ? lanes : simd_w);
 }
 
-// One column block (an up2 group of two vectors, or one record vector whose last `lanes` are
-// stored) down reg_pairs (>= 1) row pairs: reg_hrow at src row j0 (group: at its element
-// k - 1), reg_hout at the block in output row 2 j0 + 1. With jit_pass_args::edges, also row
-// 2 j0 (bit 0: row 0, taps 0 and 1) and the row after the last pair (bit 1: row OH - 1, both
-// taps the last src row), with their own weights.
+// One column block (an up2 group of two vectors, or nv record vectors, the last of which
+// stores `lanes`) down reg_pairs (>= 1) row pairs: reg_hrow at src row j0 (group: at its
+// element k - 1), reg_hout at the block in output row 2 j0 + 1. With jit_pass_args::edges,
+// also row 2 j0 (bit 0: row 0, taps 0 and 1) and the row after the last pair (bit 1: row
+// OH - 1, both taps the last src row), with their own weights.
 template <cpu_isa isa>
-void jit_ncx_wpass<isa>::h2_column(bool group, int64_t lanes, bool pairs) {
+void jit_ncx_wpass<isa>::h2_column(bool group, int nv, const h2_rec *recs, int64_t lanes) {
     const jit_conf &c = conf_;
     const Vmm a[2] = {Vmm(4), Vmm(5)}, b[2] = {Vmm(6), Vmm(11)};  // W of src rows j, j + 1
-    const int nv = group ? 2 : 1;
     const bool split = group && h2_split(c.dt);
     const int src_rb = static_cast<int>(c.src_row_bytes);
     const int64_t rb = c.dst_row_bytes;
-    if (!group) {  // the record's part that every row shares
+    for (int i = 0; i < nv && !group; ++i) {  // each record's part that every row shares
+        const h2_rec &r = recs[i];
         const int V = simd_w * 4;
-        movsxd(reg_ba, dword[reg_tab]);
-        movsxd(reg_bb, dword[reg_tab + 4]);
-        vmovups(Vmm(5), ptr[reg_tab + V]);  // (vmovups: one spelling for VEX and EVEX)
-        if (pairs) {  // tap 1's indices: tap 0's plus one element, within tap 0's window
+        movsxd(r.ba, dword[reg_tab + r.tab]);
+        if (!r.pairs) movsxd(r.bb, dword[reg_tab + r.tab + 4]);
+        vmovups(r.i0, ptr[reg_tab + r.tab + V]);  // (vmovups: one spelling for VEX and EVEX)
+        if (r.pairs) {  // tap 1's indices: tap 0's plus one element, within tap 0's window
             mov(reg_tmp.cvt32(), window_index_step(c));
             vmovd(Xmm(vmm_idx.getIdx()), reg_tmp.cvt32());
             vpbroadcastd(vmm_idx, Xmm(vmm_idx.getIdx()));
-            vpaddd(Vmm(11), Vmm(5), vmm_idx);
+            vpaddd(r.i1, r.i0, vmm_idx);
         } else {
-            vmovups(Vmm(11), ptr[reg_tab + 2 * V]);
+            vmovups(r.i1, ptr[reg_tab + r.tab + 2 * V]);
         }
     }
     // Edge weights into vmm_idx, vmm_idx_b (free once the W steps are done).
@@ -107,9 +125,9 @@ void jit_ncx_wpass<isa>::h2_column(bool group, int64_t lanes, bool pairs) {
     // before the pair's two rows, so that its loads, widening and FP ops issue ahead of the
     // blends and roundings that wait on the step before. The last pair's step recomputes its
     // own row (cmov keeps reg_hrow), so nothing is read past the plane and the loop has one body.
-    h2_w(group, a[0], a[1], pairs);
+    h2_w(group, a[0], a[1], recs);
     add(reg_hrow, src_rb);
-    h2_w(group, b[0], b[1], pairs);
+    h2_w(group, b[0], b[1], recs);
     Label l_pair, l_no_head, l_no_tail;
     test(byte[reg_args + static_cast<int>(offsetof(jit_pass_args, edges))], 1);
     jz(l_no_head, T_NEAR);
@@ -122,7 +140,7 @@ void jit_ncx_wpass<isa>::h2_column(bool group, int64_t lanes, bool pairs) {
         lea(reg_tmp, ptr[reg_hrow + src_rb]);
         cmp(reg_cnt, 1);
         cmovne(reg_hrow, reg_tmp);
-        h2_w(group, cn[0], cn[1], pairs);
+        h2_w(group, cn[0], cn[1], recs);
         h2_row(0, vmm_tq, vmm_q, a, b, nv, lanes, split);   // row 2j + 1: (0.75, 0.25)
         h2_row(rb, vmm_q, vmm_tq, a, b, nv, lanes, split);  // row 2j + 2: (0.25, 0.75)
         add(reg_hout, static_cast<int>(2 * rb));
@@ -149,8 +167,13 @@ void jit_ncx_wpass<isa>::generate_h2() {
     mov(reg_dst, PARG(dst));
     mov(reg_pairs, PARG(rows));
     up2_constants();
-    // Record vector v (ow_full: the tail) as one column block.
-    auto record_column = [&](int64_t v, int64_t lanes) {
+    const int64_t nvec = c.ow_full + (c.ow_tail > 0);
+    auto lanes_of = [&](int64_t v) { return v == c.ow_full ? c.ow_tail : simd_w; };
+    auto pairs_of = [&](int64_t v) { return v < c.pair_vecs || (v == c.ow_full && c.pair_tail); };
+    // Record vectors v .. v + nv - 1 (ow_full: the tail) as one column block. A second record
+    // takes rbx and r11 for its bases (the groups' pointers, set after), and every record of a
+    // two-vector block selects from registers clear of the second vector's W state (5, 11).
+    auto record_column = [&](int64_t v, int nv) {
         mov(reg_tab, PARG(tab));
         if (v > 0) {
             mov(reg_tmp, v * c.rec_bytes);
@@ -158,25 +181,53 @@ void jit_ncx_wpass<isa>::generate_h2() {
         }
         mov(reg_hrow, reg_src);
         lea(reg_hout, ptr[reg_dst + v * simd_w * c.esize]);  // (int32: rows hold < 2^26 elements)
-        h2_column(false, lanes, v < c.pair_vecs || (v == c.ow_full && c.pair_tail));
+        h2_rec recs[2] = {{reg_ba, reg_bb, Vmm(5), Vmm(11), 0, pairs_of(v)}, {reg_ba, reg_bb, Vmm(5), Vmm(11), -1, false}};
+        if (nv == 2) {
+            recs[0].i0 = Vmm(18), recs[0].i1 = Vmm(19);
+            recs[1] = {reg_gsrc, reg_gout, Vmm(22), Vmm(23), static_cast<int>(c.rec_bytes), pairs_of(v + 1)};
+        }
+        h2_column(false, nv, recs, lanes_of(v + nv - 1));
     };
-    auto plane = [&] {
-        for (int64_t v = 0; v < c.up2_first; ++v) record_column(v, simd_w);
-        lea(reg_gsrc, ptr[reg_src + (c.up2_first * simd_w / 2 - 1) * c.esize]);
-        lea(reg_gout, ptr[reg_dst + c.up2_first * simd_w * c.esize]);
+    // Groups g0 .. g0 + n - 1 (two vectors each, from vector v0) as one loop of column blocks.
+    auto group_columns = [&](int64_t v0, int64_t n) {
+        lea(reg_gsrc, ptr[reg_src + (v0 * simd_w / 2 - 1) * c.esize]);
+        lea(reg_gout, ptr[reg_dst + v0 * simd_w * c.esize]);
         Label l_grp;
-        mov(reg_grp, c.up2_groups);
+        mov(reg_grp, n);
         L(l_grp); {
             mov(reg_hrow, reg_gsrc);
             mov(reg_hout, reg_gout);
-            h2_column(true, simd_w, false);
+            const h2_rec none[2] = {{reg_ba, reg_bb, Vmm(5), Vmm(11), -1, false}, {reg_ba, reg_bb, Vmm(5), Vmm(11), -1, false}};
+            h2_column(true, 2, none, simd_w);
             add(reg_gsrc, simd_w * c.esize);
             add(reg_gout, 2 * simd_w * c.esize);
             dec(reg_grp);
             jnz(l_grp, T_NEAR);
         }
-        for (int64_t v = c.up2_first + 2 * c.up2_groups; v < c.ow_full; ++v) record_column(v, simd_w);
-        if (c.ow_tail > 0) record_column(c.ow_full, c.ow_tail);
+    };
+    auto plane = [&] {
+        if (!h2_lines()) {
+            for (int64_t v = 0; v < c.up2_first; ++v) record_column(v, 1);
+            group_columns(c.up2_first, c.up2_groups);
+            for (int64_t v = c.up2_first + 2 * c.up2_groups; v < nvec; ++v) record_column(v, 1);
+            return;
+        }
+        // Line blocks: vectors (2m, 2m + 1) as a group where both lie in the up2 run, else
+        // as two records; the last vector of an odd count alone.
+        const int64_t run_end = c.up2_first + 2 * c.up2_groups;
+        auto in_run = [&](int64_t v) { return v >= c.up2_first && v < run_end; };
+        for (int64_t v = 0; v < nvec;) {
+            int64_t n = 0;
+            while (v + 2 * n + 1 < nvec && in_run(v + 2 * n) && in_run(v + 2 * n + 1)) ++n;
+            if (n > 0) {
+                group_columns(v, n);
+                v += 2 * n;
+            } else {
+                const int nv = v + 1 < nvec ? 2 : 1;
+                record_column(v, nv);
+                v += nv;
+            }
+        }
     };
     // bf16: the clean/full choice once per call, not per stored vector (the plane twice).
     bf16_each_side(plane);

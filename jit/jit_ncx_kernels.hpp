@@ -125,10 +125,23 @@ private:
     // h2 (jit_ncx_h2.cpp): W of src row reg_row for one column block, the H steps of each
     // row pair, down the rows.
     void generate_h2();
-    void h2_w(bool group, const Vmm &x0, const Vmm &x1, bool pairs);
-    void h2_column(bool group, int64_t lanes, bool pairs);
+    // A record vector of a column block: its window bases (in elements) and tap selects,
+    // hoisted out of the rows, and its record's offset from reg_tab. pairs: one window for
+    // both taps.
+    struct h2_rec {
+        Xbyak::Reg64 ba, bb;
+        Vmm i0, i1;
+        int tab;
+        bool pairs;
+    };
+    void h2_w(bool group, const Vmm &x0, const Vmm &x1, const h2_rec *recs);
+    void h2_column(bool group, int nv, const h2_rec *recs, int64_t lanes);
     Vmm h2_next(bool group, bool split, int v) const;
     void h2_row(int64_t off, const Vmm &w0, const Vmm &w1, const Vmm *a, const Vmm *b, int nv, int64_t lanes, bool split);
+    // AVX-512 16-bit (f16, native bf16): column blocks of two vectors from a line-aligned
+    // vector on (two records, or an up2 group), rounded as one 32-word vector and stored as one
+    // 64-byte store; an odd vector count leaves the last vector a block of its own.
+    bool h2_lines() const { return kEvex && conf_.esize == 2 && (conf_.dt == data_type::f16 || conf_.native_bf16); }
     // AVX2 bf16: up2 groups stay as (even, odd) outputs through the H steps, and the rounding
     // interleaves them as words, without the f32 interleave's four shuffles per W step.
     static constexpr bool h2_split(data_type dt) { return !kEvex && dt == data_type::bf16; }

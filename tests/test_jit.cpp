@@ -2010,7 +2010,8 @@ TEST(jit_bitwise, fused_volumes_in_one_blend_call) {
 // the fused W+H pass. Swept over IH (1 pair up), IW around the tiers' widths (record vectors
 // before, after and in the tail), N and C planes, 1 to 3 threads (ranges that start and end
 // mid-plane, on odd and even rows), planes in bands of h2_band pairs (rows 0 and OH - 1 in the
-// first and last band only), all dtypes, with specials.
+// first and last band only), all dtypes, with specials. 512-bit 16-bit line blocks: rows of
+// even and odd vector counts, tails in a block's second vector and alone.
 TEST(jit_bitwise, linear_h2_pairs) {
     REQUIRE_AVX2();
     {
@@ -2061,6 +2062,18 @@ TEST(jit_bitwise, linear_h2_pairs) {
     omp_set_num_threads(saved);
     EXPECT_GT(seen, 0);
     EXPECT_GT(banded, 0);
+    // 512-bit 16-bit (f16, native bf16): line blocks, each row's two vectors rounded as 32
+    // words and stored at once (jit_ncx_wpass::h2_lines); the sweep above checked their bits.
+    if (W != 16 || get_effective_cpu_isa() < cpu_isa::avx512_core_bf16) return;
+    for (const auto &cs : std::vector<std::pair<int64_t, int64_t>>{{40, 80}, {47, 94}, {50, 100}}) {
+        for (auto t : {data_type::bf16, data_type::f16}) {
+            const auto d = problem_builder().src({1, 2, cs.first, cs.first}).sizes({cs.second, cs.second}).fmt(data_format::ncx).mode(mode::linear).dt(t);
+            const std::string code = primitive(primitive_desc(d)).dump_asm();
+            const size_t at = code.find(".h2:");
+            ASSERT_NE(at, std::string::npos) << describe(d);
+            EXPECT_NE(code.find(t == data_type::bf16 ? "vcvtne2ps2bf16" : "vinserti64x4", at), std::string::npos) << describe(d);
+        }
+    }
 }
 
 // 16-bit rows on the gather path are read in place in both spellings, with no scratch of their

@@ -107,6 +107,10 @@ protected:
         if (dt == data_type::bf16 && !native_bf16_) clean_off_ = args_offset;  // native: no fixups to skip
     }
     template <typename Vmm> void cvt_to_bf16(const Vmm &v);  // 16-bit results in Xmm(kT0)
+    // AVX-512, f16 or bf16 on a tier that rounds it natively: x0, x1 (f32) rounded to 32 words
+    // in r, in order (two false: x0's 16 only), for one 64-byte store; tmp: a ymm (f16).
+    void round_words(data_type dt, const Xbyak::Zmm &r, const Xbyak::Zmm &x0, const Xbyak::Zmm &x1, bool two,
+                     const Xbyak::Ymm &tmp);
     // AVX2: the same rounding for two vectors at once (the full rule's fixups on packed 16-bit
     // lanes); 16 results in order in Ymm(kT0). Neither input may be t0..t3.
     void cvt2_to_bf16(const Xbyak::Ymm &x0, const Xbyak::Ymm &x1);

@@ -78,6 +78,15 @@ void jit_io::cvt_to_bf16(const Zmm &x) {
     vpmovdw(out, t1);  // every dword is <= 0xffff: truncation is exact
 }
 
+void jit_io::round_words(data_type dt, const Zmm &r, const Zmm &x0, const Zmm &x1, bool two, const Ymm &tmp) {
+    if (dt == data_type::bf16 && two) return vcvtne2ps2bf16(r, x1, x0);  // words 0-15 from the last operand
+    if (dt == data_type::bf16) return vcvtneps2bf16(Ymm(r.getIdx()), x0);
+    vcvtps2ph(Ymm(r.getIdx()), x0, 0);  // imm 0: round to nearest even, never MXCSR.RC
+    if (!two) return;
+    vcvtps2ph(tmp, x1, 0);
+    vinserti64x4(r, r, tmp, 1);
+}
+
 template <>
 void jit_io::store_f32(data_type dt, const Address &a, const Zmm &v, int64_t n, bool nt) {
     const bool full = n == simd_w_;

@@ -64,13 +64,7 @@ void jit_ncx_wpass<isa>::h2_row(int64_t off, const Vmm &w0, const Vmm &w1, const
     if constexpr (!kYmm) {
         if (nv == 2 && h2_lines()) {  // 32 words, one store (a tail vector's: masked)
             const Zmm r(kT0);
-            if (c.dt == data_type::bf16) {
-                vcvtne2ps2bf16(r, Zmm(1), Zmm(0));
-            } else {  // imm 0: round to nearest even, never MXCSR.RC
-                vcvtps2ph(Ymm(kT0), Zmm(0), 0);
-                vcvtps2ph(Ymm(kT1), Zmm(1), 0);
-                vinserti64x4(r, r, Ymm(kT1), 1);
-            }
+            round_words(c.dt, r, Zmm(0), Zmm(1), true, Ymm(kT1));
             if (lanes == simd_w) return vmovdqu16(ptr[reg_hout + static_cast<int>(off)], r);
             load_kmask(k_tail, (uint64_t(1) << (simd_w + lanes)) - 1, 64);
             return vmovdqu16(ptr[reg_hout + static_cast<int>(off)] | k_tail, r);

@@ -202,8 +202,6 @@ private:
     template <typename Blend>
     void aligned_row(Blend &&blend);  // row() with aligned stores (jit_ncx_vblend.cpp); r14, r15, rbp
     void aligned_consts();            // its constants, once per call, in zmm16 and zmm23-25
-    // x0, x1 (f32) rounded to 32 words of dt in r (two false: x0's 16 only); tmp: a ymm.
-    void round_words(const Xbyak::Zmm &r, const Xbyak::Zmm &x0, const Xbyak::Zmm &x1, bool two, const Xbyak::Ymm &tmp);
     const Xbyak::Zmm zmm_iota = Xbyak::Zmm(16), zmm_c16 = Xbyak::Zmm(23), zmm_ct16 = Xbyak::Zmm(24), zmm_ct = Xbyak::Zmm(25);
     const Vmm vmm_w0 = Vmm(0), vmm_w1 = Vmm(1), vmm_r = Vmm(2);
     const Vmm vmm_wd0 = Vmm(3), vmm_wd1 = Vmm(4), vmm_r1 = Vmm(5);

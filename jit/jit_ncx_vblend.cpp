@@ -149,10 +149,10 @@ void jit_ncx_vblend<isa>::row(int out_es) {
             vmovntdq(second ? at_b(off + simd_w * 2) : ptr[reg_dst + off + simd_w * 2], hi);
         };
         const int64_t off = k * simd_w * out_es;
-        round_words(o, r0, r1, true, hi);
+        round_words(conf_.dt, o, r0, r1, true, hi);
         store(off, false);
         if (pair_) {
-            round_words(o, rb0, rb1, true, hi);
+            round_words(conf_.dt, o, rb0, rb1, true, hi);
             store(off, true);
         }
     };
@@ -212,8 +212,8 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
         const bool two = !last || 2 * nv == c.ow_vecs;
         blend(X0, off, Xb0);
         if (two) blend(X1, off + V, Xb1);  // never past the row's padded f32 vectors
-        round_words(r, X0, X1, two, Ymm(kT0));
-        if (pair_) round_words(rb, Xb0, Xb1, two, Ymm(kT0));
+        round_words(conf_.dt, r, X0, X1, two, Ymm(kT0));
+        if (pair_) round_words(conf_.dt, rb, Xb0, Xb1, two, Ymm(kT0));
     };
     auto step = [&](int n) {
         for (const Reg64 &r : src_rows())
@@ -231,16 +231,6 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
 // x0, x1 (f32 results) rounded to 32 words of dt in r, in order (two false: x0's 16 only): the
 // same roundings as store_f32's, two at a time. vcvtne2ps2bf16 rounds as vcvtneps2bf16 does
 // (bf16 on the bf16 tier only); f16 takes two vcvtps2ph and an insert.
-template <cpu_isa isa>
-void jit_ncx_vblend<isa>::round_words(const Zmm &r, const Zmm &x0, const Zmm &x1, bool two, const Ymm &tmp) {
-    if (conf_.dt == data_type::bf16 && two) return vcvtne2ps2bf16(r, x1, x0);
-    if (conf_.dt == data_type::bf16) return vcvtneps2bf16(Ymm(r.getIdx()), x0);
-    vcvtps2ph(Ymm(r.getIdx()), x0, 0);  // imm 0: round to nearest even, never MXCSR.RC
-    if (!two) return;
-    vcvtps2ph(tmp, x1, 0);
-    vinserti64x4(r, r, tmp, 1);
-}
-
 // aligned_row's constants, once per call: 0, 1, .. in each element, L, t + L and t (L: a
 // line's elements; t: the row's last line-sized vector's, 1..L - 1).
 template <cpu_isa isa>

@@ -34,9 +34,13 @@ void jit_interp_kernel<isa>::w_step(const Vmm &r, const Address &a0, const Addre
     for (const auto &[v, a] : {std::pair<const Vmm &, const Address &>{vmm_a, a0}, {vmm_b, a1}}) {
         if (half < 0) {
             load_f32(conf_.dt, v, a, n);
+        } else if (half == 0 && kEvex) {
+            vpslld(v, a, 16);  // EVEX shifts take their source from memory
         } else if (half == 0) {
             vmovdqu(v, a);
             vpslld(v, v, 16);
+        } else if (kEvex) {
+            vpandd(v, vmm_hi, a);
         } else {
             vpand(v, vmm_hi, a);
         }
@@ -114,10 +118,13 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     };
     // AVX2 bf16: 16-channel blocks, their even channels and then their odd ones (w_step's
     // halves), rounded together into one interleaved store (cvt2_to_bf16_interleaved).
-    const bool pairs = !kEvex && out_dt == data_type::bf16 && c.c_full >= 2 && !dpair;  // D pairs: f32/f16
+    // AVX-512 (words_pair, plain stores): 32-channel blocks the same way, for one 64-byte store.
+    const bool pairs = (kEvex ? words_pair() && !w_only_ && !nt_ : out_dt == data_type::bf16) && c.c_full >= 2 && !dpair;  // D pairs: f32/f16
     const bool split = !kEvex && w_only_ && c.bf16_even_odd;  // C % 16 == 0: no tail
     const Vmm vmm_raw0(2), vmm_raw1(3);  // W only: no H weights in 2 and 3
-    if (split || pairs) {
+    if (pairs && kEvex) {
+        words_pair_consts();
+    } else if (split || pairs) {
         static constexpr int32_t kHi[8] = {-65536, -65536, -65536, -65536, -65536, -65536, -65536, -65536};
         vmovdqu(vmm_hi, ptr[rip + pool_vec8(kHi)]);
     }
@@ -126,11 +133,13 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         if (dpair) add(reg_dst_b, bytes);
     };
     auto compute_pair = [&]() {
-        if constexpr (!kEvex) {
-            const Ymm even(12);
-            interp(simd_w, 0, 0);
-            vmovaps(even, vmm_hd0);
-            interp(simd_w, 0, 1);
+        const Vmm even(12);
+        interp(simd_w, 0, 0);
+        vmovaps(even, vmm_hd0);
+        interp(simd_w, 0, 1);
+        if constexpr (kEvex) {
+            store_words_eo(ptr[reg_dst], even, vmm_hd0);
+        } else {
             cvt2_to_bf16_interleaved(even, vmm_hd0);
             store_bf16_pair(ptr[reg_dst], nt_, c.C % 16 == 0);  // else pixels start 16-byte aligned only
         }
@@ -344,10 +353,37 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
         // both plain 1.15-1.4x slower (A/Bs in one process).
         store_px(c.dt, ptr[reg_dst_b + dst_off], vmm_hd0, n, false);
     };
-    pixel_loop(compute, [&](int bytes) {
-        add(reg_dst, bytes);
-        add(reg_dst_b, bytes);
-    });
+    // 32 channels at once (words_pair): their even and odd halves (i = 0, 1), W results in
+    // wx, wy, wz and 16, 17, 19 (AVX-512 only), H results in vmm_hd0 and 18. The first row
+    // (NT where the kernel is) keeps single vectors.
+    auto compute2 = [&](int64_t, int src_off, int dst_off) {
+        const Vmm x[2] = {wx, Vmm(16)}, y[2] = {wy, Vmm(17)}, z[2] = {wz, Vmm(19)}, hd[2] = {vmm_hd0, Vmm(18)};
+        for (int i = 0; i < 2; ++i) {
+            auto half_row = [&](const Vmm &r, int t) {
+                const RegExp ea = (t ? reg_p0 + reg_row[t] : RegExp(reg_p0)) + src_off;
+                const RegExp eb = (t ? reg_p1 + reg_row[t] : RegExp(reg_p1)) + src_off;
+                w_step(r, ptr[ea], ptr[eb], simd_w, i);
+            };
+            half_row(x[i], 0);
+            half_row(y[i], 1);
+            if (!same) half_row(z[i], 2);
+        }
+        for (int row = 0; row < 2; ++row) {
+            for (int i = 0; i < 2; ++i) {
+                vmulps(hd[i], row ? vmm_wd0 : vmm_wh0, row == 0 || same ? x[i] : y[i]);
+                vfmadd231ps(hd[i], row ? vmm_wd1 : vmm_wh1, row == 0 || same ? y[i] : z[i]);
+            }
+            store_words_eo(ptr[(row ? reg_dst_b : reg_dst) + dst_off], hd[0], hd[1]);
+        }
+    };
+    if (words_pair() && !nt_) words_pair_consts();
+    pixel_loop(
+        compute,
+        [&](int bytes) {
+            add(reg_dst, bytes);
+            add(reg_dst_b, bytes);
+        },
+        words_pair() && !nt_ ? compute_fn(compute2) : compute_fn());
 }
 
 // The pixels of a row (pair and run kernels: dst in the src dtype): per pixel its taps, the
@@ -355,7 +391,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
 // narrow or unrolled pixels where the conf has them. compute (compute_fn) makes and stores the
 // channels; dst_add(bytes) steps the output pointers.
 template <cpu_isa isa>
-void jit_interp_kernel<isa>::pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add) {
+void jit_interp_kernel<isa>::pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, const compute_fn &compute2) {
     const jit_conf &c = conf_;
     auto advance = [&](int bytes) {
         add(reg_p0, bytes);
@@ -363,10 +399,10 @@ void jit_interp_kernel<isa>::pixel_loop(const compute_fn &compute, const std::fu
         dst_add(bytes);
     };
     if (c.narrow) return narrow_loop(compute, dst_add, c.esize);
-    if (c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, c.esize);
+    if (c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, c.esize, compute2);
     for_pixels(c.OW, [&] {
         const int v_bytes = simd_w * c.esize;
-        vector_loop(c.c_full, v_bytes, v_bytes, compute, [&](int vecs) { advance(vecs * v_bytes); });
+        vector_loop(c.c_full, v_bytes, v_bytes, compute, [&](int vecs) { advance(vecs * v_bytes); }, compute2);
         if (c.c_tail > 0) {  // the overlapping last vector, as in gen_nxc_linear
             const int back = static_cast<int>((simd_w - c.c_tail) * c.esize);
             advance(-back);
@@ -379,19 +415,31 @@ void jit_interp_kernel<isa>::pixel_loop(const compute_fn &compute, const std::fu
 // Per vector, the loop's pointer steps, counter and branch were 4-6 instructions besides a W
 // step's 5 (separable W rows) or a 2-D pixel's 10: four vectors per trip cut them to a quarter.
 template <cpu_isa isa>
-void jit_interp_kernel<isa>::vector_loop(int64_t n, int in_v, int out_v, const compute_fn &compute, const std::function<void(int)> &step) {
+void jit_interp_kernel<isa>::vector_loop(int64_t n, int in_v, int out_v, const compute_fn &compute, const std::function<void(int)> &step,
+                                         const compute_fn &compute2) {
+    auto vectors = [&](int count) {  // count vectors from the pointers, in pairs where compute2 is given
+        for (int k = 0; k < count;) {
+            if (compute2 && k + 1 < count) {
+                compute2(simd_w, k * in_v, k * out_v);
+                k += 2;
+            } else {
+                compute(simd_w, k * in_v, k * out_v);
+                ++k;
+            }
+        }
+    };
     if (n >= kUnrollV) {
         Label l_c;
         mov(reg_cnt, n / kUnrollV);
         L(l_c); {
-            for (int k = 0; k < kUnrollV; ++k) compute(simd_w, k * in_v, k * out_v);
+            vectors(kUnrollV);
             step(kUnrollV);
             dec(reg_cnt);
             jnz(l_c, T_NEAR);
         }
     }
     const int rest = static_cast<int>(n % kUnrollV);
-    for (int k = 0; k < rest; ++k) compute(simd_w, k * in_v, k * out_v);
+    vectors(rest);
     if (rest) step(rest);
 }
 
@@ -413,12 +461,17 @@ void jit_interp_kernel<isa>::for_pixels(int64_t n, const std::function<void()> &
 // from the pixel's taps and output, so per vector no pointer steps and no loop branch (c17
 // NXC linear's same-taps pairs made 6 such instructions per 14), and one output step per pixel.
 template <cpu_isa isa>
-void jit_interp_kernel<isa>::unrolled_pixels(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es) {
+void jit_interp_kernel<isa>::unrolled_pixels(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es,
+                                             const compute_fn &compute2) {
     const jit_conf &c = conf_;
     const int in_v = simd_w * c.esize, out_v = simd_w * out_es, full = static_cast<int>(c.c_full);
     const int back = static_cast<int>(simd_w - c.c_tail);  // the last vector ends at C
     for_pixels(c.OW, [&] {
-        for (int v = 0; v < full; ++v) compute(simd_w, v * in_v, v * out_v);
+        for (int v = 0; v < full;) {
+            const bool two = compute2 && v + 1 < full;
+            (two ? compute2 : compute)(simd_w, v * in_v, v * out_v);
+            v += two ? 2 : 1;
+        }
         if (c.c_tail > 0) compute(simd_w, full * in_v - back * c.esize, full * out_v - back * out_es);
         dst_add(static_cast<int>(c.C * out_es));
     });
@@ -450,6 +503,27 @@ void jit_interp_kernel<isa>::narrow_loop(const compute_fn &compute, const std::f
             }
             dst_add(static_cast<int>(c.C * out_es));
         });
+    }
+}
+
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::words_pair_consts() {
+    if constexpr (kEvex) {
+        vbroadcastss(vmm_hi, dword[rip + pool_const(0xffff0000u)]);
+        // Word 2i takes word i (the even half's), word 2i + 1 word 16 + i (the odd half's).
+        int32_t il[8];
+        for (int i = 0; i < 8; ++i) il[i] = (2 * i) | (16 + 2 * i) << 8 | (2 * i + 1) << 16 | (17 + 2 * i) << 24;
+        vpmovzxbw(vmm_wil, ptr[rip + pool_vec8(il)]);
+    }
+}
+
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::store_words_eo(const Address &a, const Vmm &even, const Vmm &odd) {
+    if constexpr (kEvex) {
+        const Zmm r(kT2);
+        round_words(conf_.dt, r, even, odd, true, Ymm(kT3));  // 16 even words, then 16 odd
+        vpermw(r, vmm_wil, r);
+        vmovdqu16(a, r);
     }
 }
 
@@ -504,7 +578,32 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
             std::swap(prev, cur);
         }
     };
-    pixel_loop(compute, [&](int bytes) { add(reg_dst, bytes); });
+    // 32 channels at once (words_pair): their even and odd halves (i = 0, 1), W results in
+    // 12, 13 and 16, 17 (AVX-512 only), H results in vmm_hd0 and 18.
+    auto compute2 = [&](int64_t, int src_off, int dst_off) {
+        Vmm prev[2] = {w_prev, Vmm(16)}, cur[2] = {w_cur, Vmm(17)};
+        const Vmm hd[2] = {vmm_hd0, Vmm(18)};
+        auto halves = [&](Vmm *r, int m) {
+            for (int i = 0; i < 2; ++i) w_step(r[i], ptr[reg_p0 + m * srb + src_off], ptr[reg_p1 + m * srb + src_off], simd_w, i);
+        };
+        halves(prev, 0);
+        for (int m = 1; m <= M; ++m) {
+            halves(cur, m);
+            for (int i = 0; i < 2; ++i) {
+                vmulps(hd[i], vmm_wh0, prev[i]);
+                vfmadd231ps(hd[i], vmm_wh1, cur[i]);
+            }
+            store_words_eo(ptr[reg_dst + (2 * m - 2) * drb + dst_off], hd[0], hd[1]);
+            for (int i = 0; i < 2; ++i) {
+                vmulps(hd[i], vmm_wd0, prev[i]);
+                vfmadd231ps(hd[i], vmm_wd1, cur[i]);
+            }
+            store_words_eo(ptr[reg_dst + (2 * m - 1) * drb + dst_off], hd[0], hd[1]);
+            for (int i = 0; i < 2; ++i) std::swap(prev[i], cur[i]);
+        }
+    };
+    if (words_pair()) words_pair_consts();
+    pixel_loop(compute, [&](int bytes) { add(reg_dst, bytes); }, words_pair() ? compute_fn(compute2) : compute_fn());
 }
 
 template <cpu_isa isa>

@@ -56,10 +56,12 @@ private:
     const Vmm vmm_rw[2] = {Vmm(kT2), Vmm(kT3)};
     const Vmm vmm_hd0 = Vmm(11);                   // H result of D tap 0, then the final result
     const Vmm vmm_mask = Vmm(kMask);               // gather mask, or a tail mask, never both
-    const Vmm vmm_hi = Vmm(13);                    // 0xffff0000 per dword (even/odd bf16 blocks)
+    const Vmm vmm_hi = Vmm(kEvex ? 31 : 13);       // 0xffff0000 per dword (even/odd bf16 blocks)
+    const Vmm vmm_wil = Vmm(30);                   // AVX-512 words_pair: the even/odd word interleave
 
-    // half -1: n channels in order (load_f32); 0 / 1 (AVX2 bf16, a 16-channel block): its even
-    // / odd channels, widened from the block's dwords with vmm_hi (gen_nxc_linear).
+    // half -1: n channels in order (load_f32); 0 / 1 (bf16, a block of 2 * simd_w channels):
+    // its even / odd channels, widened from the block's dwords with vmm_hi (gen_nxc_linear on
+    // AVX2, the run kernel's words_pair).
     void w_step(const Vmm &r, const Xbyak::Address &a0, const Xbyak::Address &a1, int64_t n, int half = -1);
     void combine_taps(const Vmm &out);  // vmm_rw / vmm_hd0 -> H and D steps -> out
 
@@ -69,15 +71,27 @@ private:
     // compute(n, src_off, dst_off) makes and stores n channels at byte offset src_off from
     // reg_p0 / reg_p1 and dst_off from the output pointers.
     using compute_fn = std::function<void(int64_t, int, int)>;
-    void pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add);
+    // compute2 (optional; full vectors): the same for two vectors at once, at the offsets
+    // and one vector on (words_pair).
+    void pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, const compute_fn &compute2 = nullptr);
     void pixel_taps();
     void for_pixels(int64_t n, const std::function<void()> &body);  // n pixels: taps, body, next record
     static constexpr int64_t kUnrollC = 4;  // pixels of up to this many full vectors: unrolled_pixels
     // n full channel vectors of a wider pixel: kUnrollV per loop trip at their byte offsets
     // (in_v and out_v per vector), then the rest; step(v) moves the pointers v vectors on.
     static constexpr int kUnrollV = 4;
-    void vector_loop(int64_t n, int in_v, int out_v, const compute_fn &compute, const std::function<void(int)> &step);
-    void unrolled_pixels(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es);
+    void vector_loop(int64_t n, int in_v, int out_v, const compute_fn &compute, const std::function<void(int)> &step,
+                     const compute_fn &compute2 = nullptr);
+    void unrolled_pixels(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es,
+                         const compute_fn &compute2 = nullptr);
+    // AVX-512 bf16 where the tier rounds it natively: the run kernel makes a pixel's channels
+    // 32 at a time, as their even and their odd halves (w_step's), and rounds each output
+    // row's two halves as 32 words, interleaved back in order, for one 64-byte store
+    // (store_words_eo). f16, whose rounding is cheap, keeps single vectors (the pair ran it
+    // 1.04-1.06x slower).
+    bool words_pair() const { return kEvex && conf_.native_bf16 && !conf_.narrow; }
+    void words_pair_consts();  // vmm_hi and vmm_wil
+    void store_words_eo(const Xbyak::Address &a, const Vmm &even, const Vmm &odd);
     // Narrow pixels (conf.narrow, AVX2): the forward pixels, then the edge pixels (edge_ set
     // while they are emitted), for pixel_loop's compute and dst_add; out_es: bytes per output.
     void narrow_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es);

@@ -665,7 +665,8 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
 // H up >= 4x, 1 MiB of dst or more: f32 pixels of 48+ channels and f16 ones of 80+ go
 // direct. Bit for bit at the dispatched tier, with row pairs and same-taps runs, at 1 and 2
 // threads and NT-sized dst: on an AVX512-BF16 host at 512 bits this runs the direct bf16
-// kernel's pairs and runs (nowhere else: Bochs has no BF16).
+// kernel's pairs and runs (nowhere else: Bochs has no BF16), the runs' channels 32 at a time
+// as even and odd halves (words_pair; C = 112: an odd vector left alone).
 TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     auto conf = [](int64_t c, data_type t, kernel_isa k) {
         const auto d = problem_builder().src({1, 30, 30, c}).sizes({60, 60}).mode(mode::linear).dt(t);
@@ -703,19 +704,28 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     uint32_t seed = 900;
     for_nt_and_threads([&](size_t nt_bytes, int threads) {
         for (const auto &tc : std::vector<std::pair<data_type, int64_t>>{{data_type::bf16, 96},
+                                                                        {data_type::bf16, 112},
                                                                         {data_type::bf16, 128},
                                                                         {data_type::f16, 17},
                                                                         {data_type::f16, 40},
                                                                         {data_type::f32, 52},
                                                                         {data_type::f16, 96}})
             for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
-                     {{11, 9}, {22, 18}}, {{6, 3}, {12, 7}}, {{5, 4}, {7, 9}}, {{4, 5}, {21, 11}}}) {
+                     {{11, 9}, {22, 18}}, {{6, 3}, {12, 7}}, {{5, 4}, {7, 9}}, {{4, 5}, {21, 11}}, {{4, 6}, {7, 11}}}) {
+                // (H 4 -> 7: rows 2 and 3 a chained pair whose third src row is its own.)
                 const auto d = problem_builder().src(layout(data_format::nxc, 1, tc.second, cs.first)).sizes(cs.second)
                                    .mode(mode::linear).dt(tc.first);
                 ++seed;
                 ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
                     << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
             }
+        if (W == 16 && get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16 && threads == 1) {
+            const auto d = problem_builder().src({1, 11, 9, 112}).sizes({22, 18}).mode(mode::linear).dt(data_type::bf16);
+            const std::string code = primitive(primitive_desc(d)).dump_asm();
+            const size_t at = code.find(".row_run:");
+            ASSERT_NE(at, std::string::npos);
+            EXPECT_NE(code.find("vpermw", at), std::string::npos);  // the halves interleaved back
+        }
         // H 4.2x with 1 MiB or more of dst: f32 C = 52 and f16 C = 96 direct at 512 bits.
         for (const auto &tc : std::vector<std::pair<data_type, int64_t>>{{data_type::f32, 52}, {data_type::f16, 96}}) {
             const auto d = problem_builder().src({1, 50, 27, tc.second}).sizes({210, 27}).mode(mode::linear).dt(tc.first);

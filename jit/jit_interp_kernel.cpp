@@ -354,8 +354,8 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
         store_px(c.dt, ptr[reg_dst_b + dst_off], vmm_hd0, n, false);
     };
     // 32 channels at once (words_pair): their even and odd halves (i = 0, 1), W results in
-    // wx, wy, wz and 16, 17, 19 (AVX-512 only), H results in vmm_hd0 and 18. The first row
-    // (NT where the kernel is) keeps single vectors.
+    // wx, wy, wz and 16, 17, 19 (AVX-512 only), H results in vmm_hd0 and 18. The NT variant
+    // keeps single vectors (its first row's NT stores).
     auto compute2 = [&](int64_t, int src_off, int dst_off) {
         const Vmm x[2] = {wx, Vmm(16)}, y[2] = {wy, Vmm(17)}, z[2] = {wz, Vmm(19)}, hd[2] = {vmm_hd0, Vmm(18)};
         for (int i = 0; i < 2; ++i) {

@@ -61,7 +61,7 @@ private:
 
     // half -1: n channels in order (load_f32); 0 / 1 (bf16, a block of 2 * simd_w channels):
     // its even / odd channels, widened from the block's dwords with vmm_hi (gen_nxc_linear on
-    // AVX2, the run kernel's words_pair).
+    // AVX2, words_pair on AVX-512).
     void w_step(const Vmm &r, const Xbyak::Address &a0, const Xbyak::Address &a1, int64_t n, int half = -1);
     void combine_taps(const Vmm &out);  // vmm_rw / vmm_hd0 -> H and D steps -> out
 
@@ -84,11 +84,11 @@ private:
                      const compute_fn &compute2 = nullptr);
     void unrolled_pixels(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es,
                          const compute_fn &compute2 = nullptr);
-    // AVX-512 bf16 where the tier rounds it natively: the run kernel makes a pixel's channels
-    // 32 at a time, as their even and their odd halves (w_step's), and rounds each output
-    // row's two halves as 32 words, interleaved back in order, for one 64-byte store
-    // (store_words_eo). f16, whose rounding is cheap, keeps single vectors (the pair ran it
-    // 1.04-1.06x slower).
+    // AVX-512 bf16 where the tier rounds it natively: the direct kernels with plain stores
+    // (single rows, row pairs, same-taps runs) make a pixel's channels 32 at a time, as their
+    // even and their odd halves (w_step's), and round each output row's two halves as 32
+    // words, interleaved back in order, for one 64-byte store (store_words_eo). f16, whose
+    // rounding is cheap, keeps single vectors (two at a time ran it 1.04-1.06x slower).
     bool words_pair() const { return kEvex && conf_.native_bf16 && !conf_.narrow; }
     void words_pair_consts();  // vmm_hi and vmm_wil
     void store_words_eo(const Xbyak::Address &a, const Vmm &even, const Vmm &odd);

@@ -182,7 +182,7 @@ void jit_ncx_wpass<isa>::generate_h2() {
         }
         h2_column(false, nv, recs, lanes_of(v + nv - 1));
     };
-    // Groups g0 .. g0 + n - 1 (two vectors each, from vector v0) as one loop of column blocks.
+    // n up2 groups (two vectors each) from vector v0 on, as one loop of column blocks.
     auto group_columns = [&](int64_t v0, int64_t n) {
         lea(reg_gsrc, ptr[reg_src + (v0 * simd_w / 2 - 1) * c.esize]);
         lea(reg_gout, ptr[reg_dst + v0 * simd_w * c.esize]);

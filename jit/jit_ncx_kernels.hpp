@@ -138,9 +138,10 @@ private:
     void h2_column(bool group, int nv, const h2_rec *recs, int64_t lanes);
     Vmm h2_next(bool group, bool split, int v) const;
     void h2_row(int64_t off, const Vmm &w0, const Vmm &w1, const Vmm *a, const Vmm *b, int nv, int64_t lanes, bool split);
-    // AVX-512 16-bit (f16, native bf16): column blocks of two vectors from a line-aligned
-    // vector on (two records, or an up2 group), rounded as one 32-word vector and stored as one
-    // 64-byte store; an odd vector count leaves the last vector a block of its own.
+    // AVX-512 16-bit (f16, native bf16): column blocks of two vectors, 64 bytes from the row's
+    // start on (whole lines where rows are), each two records or an up2 group, rounded as one
+    // 32-word vector and stored as one 64-byte store; an odd vector count leaves the last
+    // vector a block of its own.
     bool h2_lines() const { return kEvex && conf_.esize == 2 && (conf_.dt == data_type::f16 || conf_.native_bf16); }
     // AVX2 bf16: up2 groups stay as (even, odd) outputs through the H steps, and the rounding
     // interleaves them as words, without the f32 interleave's four shuffles per W step.

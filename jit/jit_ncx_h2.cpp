@@ -20,14 +20,14 @@ namespace {
 }  // namespace
 
 // The W step of src row reg_hrow for the current column block: an up2 group into (x0, x1), or
-// each record's vector (recs[0] into x0; a second, if the block has one, into x1), with its
-// window bases and selects hoisted by h2_column, and one window for both taps where it pairs.
+// each of its nv record vectors (recs[0] into x0, recs[1] into x1), with their window bases
+// and selects hoisted by h2_column, and one window for both taps where a record pairs.
 template <cpu_isa isa>
-void jit_ncx_wpass<isa>::h2_w(bool group, const Vmm &x0, const Vmm &x1, const h2_rec *recs) {
+void jit_ncx_wpass<isa>::h2_w(bool group, int nv, const Vmm &x0, const Vmm &x1, const h2_rec *recs) {
     if (group) return up2_group(reg_hrow, x0, x1, !h2_split(conf_.dt));
     const jit_conf &c = conf_;
     const int V = simd_w * 4;
-    for (int i = 0; i < 2 && recs[i].tab >= 0; ++i) {
+    for (int i = 0; i < nv; ++i) {
         const h2_rec &r = recs[i];
         const Vmm &x = i == 0 ? x0 : x1;
         load_window(vmm_b, ptr[reg_hrow + r.ba * c.esize]);
@@ -119,9 +119,9 @@ void jit_ncx_wpass<isa>::h2_column(bool group, int nv, const h2_rec *recs, int64
     // before the pair's two rows, so that its loads, widening and FP ops issue ahead of the
     // blends and roundings that wait on the step before. The last pair's step recomputes its
     // own row (cmov keeps reg_hrow), so nothing is read past the plane and the loop has one body.
-    h2_w(group, a[0], a[1], recs);
+    h2_w(group, nv, a[0], a[1], recs);
     add(reg_hrow, src_rb);
-    h2_w(group, b[0], b[1], recs);
+    h2_w(group, nv, b[0], b[1], recs);
     Label l_pair, l_no_head, l_no_tail;
     test(byte[reg_args + static_cast<int>(offsetof(jit_pass_args, edges))], 1);
     jz(l_no_head, T_NEAR);
@@ -134,7 +134,7 @@ void jit_ncx_wpass<isa>::h2_column(bool group, int nv, const h2_rec *recs, int64
         lea(reg_tmp, ptr[reg_hrow + src_rb]);
         cmp(reg_cnt, 1);
         cmovne(reg_hrow, reg_tmp);
-        h2_w(group, cn[0], cn[1], recs);
+        h2_w(group, nv, cn[0], cn[1], recs);
         h2_row(0, vmm_tq, vmm_q, a, b, nv, lanes, split);   // row 2j + 1: (0.75, 0.25)
         h2_row(rb, vmm_q, vmm_tq, a, b, nv, lanes, split);  // row 2j + 2: (0.25, 0.75)
         add(reg_hout, static_cast<int>(2 * rb));
@@ -175,12 +175,10 @@ void jit_ncx_wpass<isa>::generate_h2() {
         }
         mov(reg_hrow, reg_src);
         lea(reg_hout, ptr[reg_dst + v * simd_w * c.esize]);  // (int32: rows hold < 2^26 elements)
-        h2_rec recs[2] = {{reg_ba, reg_bb, Vmm(5), Vmm(11), 0, pairs_of(v)}, {reg_ba, reg_bb, Vmm(5), Vmm(11), -1, false}};
-        if (nv == 2) {
-            recs[0].i0 = Vmm(18), recs[0].i1 = Vmm(19);
-            recs[1] = {reg_gsrc, reg_gout, Vmm(22), Vmm(23), static_cast<int>(c.rec_bytes), pairs_of(v + 1)};
-        }
-        h2_column(false, nv, recs, lanes_of(v + nv - 1));
+        const h2_rec one[1] = {{reg_ba, reg_bb, Vmm(5), Vmm(11), 0, pairs_of(v)}};
+        const h2_rec two[2] = {{reg_ba, reg_bb, Vmm(18), Vmm(19), 0, pairs_of(v)},
+                               {reg_gsrc, reg_gout, Vmm(22), Vmm(23), static_cast<int>(c.rec_bytes), pairs_of(v + 1)}};
+        h2_column(false, nv, nv == 2 ? two : one, lanes_of(v + nv - 1));
     };
     // n up2 groups (two vectors each) from vector v0 on, as one loop of column blocks.
     auto group_columns = [&](int64_t v0, int64_t n) {
@@ -191,8 +189,7 @@ void jit_ncx_wpass<isa>::generate_h2() {
         L(l_grp); {
             mov(reg_hrow, reg_gsrc);
             mov(reg_hout, reg_gout);
-            const h2_rec none[2] = {{reg_ba, reg_bb, Vmm(5), Vmm(11), -1, false}, {reg_ba, reg_bb, Vmm(5), Vmm(11), -1, false}};
-            h2_column(true, 2, none, simd_w);
+            h2_column(true, 2, nullptr, simd_w);
             add(reg_gsrc, simd_w * c.esize);
             add(reg_gout, 2 * simd_w * c.esize);
             dec(reg_grp);

@@ -134,8 +134,8 @@ private:
         int tab;
         bool pairs;
     };
-    void h2_w(bool group, const Vmm &x0, const Vmm &x1, const h2_rec *recs);
-    void h2_column(bool group, int nv, const h2_rec *recs, int64_t lanes);
+    void h2_w(bool group, int nv, const Vmm &x0, const Vmm &x1, const h2_rec *recs);
+    void h2_column(bool group, int nv, const h2_rec *recs, int64_t lanes);  // recs: nv records, or none (group)
     Vmm h2_next(bool group, bool split, int v) const;
     void h2_row(int64_t off, const Vmm &w0, const Vmm &w1, const Vmm *a, const Vmm *b, int nv, int64_t lanes, bool split);
     // AVX-512 16-bit (f16, native bf16): column blocks of two vectors, 64 bytes from the row's

@@ -320,7 +320,12 @@ namespace {
 // 40x36 0.86-1.01x, while C = 16-64 ran 0.99-1.43x and C = 80 0.90-1.07x. f16 goes
 // separable for pixels under 48 channels that end in a tail: c17 and c23 0.88-0.89x, C =
 // 17-40 0.63-0.94x (C = 33 once 1.13x), where C = 56-100 ran 0.98-1.55x and whole-vector
-// pixels 0.99-1.20x.
+// pixels 0.99-1.20x. Since the direct kernel takes bf16 in 32-channel halves (jit_interp_kernel
+// words_pair), H up exactly 2x half_pixel (row pairs with the same taps, in runs) goes direct
+// from C = 32: bench_ab on the Xeon dev VM (Emerald Rapids), both orders, against
+// separable: 64x64 -> 128x128 C = 32 0.75-0.89x, 90x90 -> 180x180 C = 32 0.73-0.75x, 50x50
+// -> 100x100 C = 48 0.93-0.95x, 48x48 -> 96x96 C = 64 0.70-0.74x, 40x40 -> 80x80 C = 80
+// 0.81-0.87x; at 1.5x C = 32 ran 1.31x direct, C = 64 and 80 1.04x.
 //
 // With H up 4x or more, 2-D 512-bit f32 pixels of 48+ channels and f16 ones of 80+ go direct:
 // the W step a separable row saves is then less than its trip through scratch. A/B on the
@@ -353,7 +358,8 @@ bool separable_pays(const problem &p, const h_links &h, int64_t w, bool native_b
         const bool big = p.dst_bytes >= (int64_t(1) << 20);
         if (up4 && big && p.dt == data_type::f32) return p.c < 48;
         if (up4 && big && p.dt == data_type::f16) return p.c < 80;
-        if (!up4 && native_bf16) return !(p.c % 16 == 0 && p.c >= 96);
+        const bool up2_runs = p.out[1] == 2 * p.in[1] && p.ctm == coordinate_transformation_mode::half_pixel;
+        if (!up4 && native_bf16) return !(p.c % 16 == 0 && (p.c >= 96 || (p.c >= 32 && up2_runs)));
         if (!up4 && p.dt == data_type::f16) return p.c % 16 != 0 && p.c < 48;
     }
     return up4 || p.dt == data_type::bf16;

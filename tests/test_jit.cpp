@@ -660,13 +660,15 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
 
 // 2-D NXC linear at 512 bits: the channel count picks separable or direct (separable_pays;
 // 3-D keeps its rule).
-// H up < 4x: native bf16 pixels of 6+ whole vectors go direct, and f16 pixels under 48
-// channels that end in a tail go separable; at 256 bits bf16 stays separable and f16 direct.
+// H up < 4x: native bf16 pixels of 6+ whole vectors go direct (2+ at H up exactly 2x), and f16
+// pixels under 48 channels that end in a tail go separable; at 256 bits bf16 stays separable
+// and f16 direct.
 // H up >= 4x, 1 MiB of dst or more: f32 pixels of 48+ channels and f16 ones of 80+ go
 // direct. Bit for bit at the dispatched tier, with row pairs and same-taps runs, at 1 and 2
 // threads and NT-sized dst: on an AVX512-BF16 host at 512 bits this runs the direct bf16
 // kernel's pairs and runs (nowhere else: Bochs has no BF16), the runs' channels 32 at a time
-// as even and odd halves (words_pair; C = 112: an odd vector left alone).
+// as even and odd halves (words_pair; C = 112: an odd vector left alone; C = 48, direct at
+// 2x: unrolled pixels, a pair and a single vector).
 TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     auto conf = [](int64_t c, data_type t, kernel_isa k) {
         const auto d = problem_builder().src({1, 30, 30, c}).sizes({60, 60}).mode(mode::linear).dt(t);
@@ -675,7 +677,19 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     const kernel_isa bf16_512(cpu_isa::avx512_core_bf16), core_512(cpu_isa::avx512_core);
     EXPECT_FALSE(conf(128, data_type::bf16, bf16_512).nxc_separable);
     EXPECT_FALSE(conf(96, data_type::bf16, bf16_512).nxc_separable);
-    EXPECT_TRUE(conf(64, data_type::bf16, bf16_512).nxc_separable);
+    // H up exactly 2x half_pixel (same-taps runs): native bf16 goes direct from C = 32; at
+    // 1.5x, below 96 channels, and at 2x align_corners (no runs) it stays separable.
+    EXPECT_FALSE(conf(64, data_type::bf16, bf16_512).nxc_separable);
+    EXPECT_FALSE(conf(32, data_type::bf16, bf16_512).nxc_separable);
+    EXPECT_TRUE(conf(16, data_type::bf16, bf16_512).nxc_separable);
+    auto conf15 = [](int64_t c, coordinate_transformation_mode ct) {  // H and W 1.5x, or 2x align_corners
+        const auto d = problem_builder().src({1, 30, 30, c}).sizes(ct == kCtms[0] ? std::vector<int64_t>{45, 45} : std::vector<int64_t>{60, 60})
+                           .mode(mode::linear).ctm(ct).dt(data_type::bf16);
+        return make_jit_conf(make_problem(d), cpu_isa::avx512_core_bf16);
+    };
+    EXPECT_TRUE(conf15(64, kCtms[0]).nxc_separable);
+    EXPECT_FALSE(conf15(96, kCtms[0]).nxc_separable);
+    EXPECT_TRUE(conf15(64, kCtms[1]).nxc_separable);
     EXPECT_TRUE(conf(100, data_type::bf16, bf16_512).nxc_separable);        // a tail
     EXPECT_TRUE(conf(128, data_type::bf16, core_512).nxc_separable);        // integer rounding
     EXPECT_TRUE(conf(128, data_type::bf16, cpu_isa::avx2).nxc_separable);
@@ -703,7 +717,8 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     REQUIRE_AVX2();
     uint32_t seed = 900;
     for_nt_and_threads([&](size_t nt_bytes, int threads) {
-        for (const auto &tc : std::vector<std::pair<data_type, int64_t>>{{data_type::bf16, 96},
+        for (const auto &tc : std::vector<std::pair<data_type, int64_t>>{{data_type::bf16, 48},
+                                                                        {data_type::bf16, 96},
                                                                         {data_type::bf16, 112},
                                                                         {data_type::bf16, 128},
                                                                         {data_type::f16, 17},

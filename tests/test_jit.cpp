@@ -660,14 +660,14 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
 
 // 2-D NXC linear at 512 bits: the channel count picks separable or direct (separable_pays;
 // 3-D keeps its rule).
-// H up < 4x: native bf16 pixels of 6+ whole vectors go direct (2+ at H up exactly 2x), and f16
-// pixels under 48 channels that end in a tail go separable; at 256 bits bf16 stays separable
-// and f16 direct.
+// H up < 4x: native bf16 pixels of 6+ whole vectors go direct (2+ at exactly 2x half_pixel),
+// and f16 pixels under 48 channels that end in a tail go separable; at 256 bits bf16 stays
+// separable and f16 direct.
 // H up >= 4x, 1 MiB of dst or more: f32 pixels of 48+ channels and f16 ones of 80+ go
 // direct. Bit for bit at the dispatched tier, with row pairs and same-taps runs, at 1 and 2
 // threads and NT-sized dst: on an AVX512-BF16 host at 512 bits this runs the direct bf16
-// kernel's pairs and runs (nowhere else: Bochs has no BF16), the runs' channels 32 at a time
-// as even and odd halves (words_pair; C = 112: an odd vector left alone; C = 48, direct at
+// kernel's pairs and runs (nowhere else: Bochs has no BF16), their channels 32 at a time as
+// even and odd halves (words_pair; C = 112: an odd vector left alone; C = 48, direct at
 // 2x: unrolled pixels, a pair and a single vector).
 TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     auto conf = [](int64_t c, data_type t, kernel_isa k) {

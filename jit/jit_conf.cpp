@@ -763,7 +763,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     {
         const int64_t lanes = 64 / c.esize;
         c.blend_lines = lin && (c.pass_engine || c.nxc_separable) && w == 16 &&
-                        (c.esize == 4 || c.dt == data_type::f16 || c.native_bf16) && c.row_out % lanes != 0 &&
+                        (c.esize == 4 || c.words_round()) && c.row_out % lanes != 0 &&
                         c.row_out >= (c.esize == 4 ? 2 * lanes : jit_conf::kBlendLinesMinWords);
         c.plane_lines = !lin && c.pass_engine && c.plane_mode && w == 16 && !c.flat && (c.esize == 4 || c.window) &&
                         c.row_out % lanes != 0 && c.row_out >= 2 * lanes && p.dst_bytes >= jit_conf::kLinesMinBytes;

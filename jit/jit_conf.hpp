@@ -174,6 +174,9 @@ struct jit_conf {
     // lane: odd3d NCX f32 (rows of 11) and r15to73 NCX (15) ran 4-5x and 2.4x slower at 512
     // bits than AVX2's 8-lane windows on the Zen 4 dev VM.
     bool short_window() const { return window && row_in < simd_w; }
+    // 16-bit results whose two vectors round to 32 words in registers (jit_io::round_words):
+    // f16, and bf16 where the tier rounds it natively.
+    bool words_round() const { return esize == 2 && (dt == data_type::f16 || native_bf16); }
     // AVX2 16-bit linear on the window path: vpshufb selects each tap set from the 8-word
     // window, where widening it and vpermps (one pipe on Zen 3) did. bf16: the window in both
     // 128-bit lanes (vbroadcasti128), and lane l's control puts word k into the top half of

@@ -78,6 +78,8 @@ void jit_io::cvt_to_bf16(const Zmm &x) {
     vpmovdw(out, t1);  // every dword is <= 0xffff: truncation is exact
 }
 
+// The same roundings as store_f32's, two vectors at a time: vcvtne2ps2bf16 rounds as
+// vcvtneps2bf16 does; f16 takes two vcvtps2ph and an insert.
 void jit_io::round_words(data_type dt, const Zmm &r, const Zmm &x0, const Zmm &x1, bool two, const Ymm &tmp) {
     if (dt == data_type::bf16 && two) return vcvtne2ps2bf16(r, x1, x0);  // words 0-15 from the last operand
     if (dt == data_type::bf16) return vcvtneps2bf16(Ymm(r.getIdx()), x0);

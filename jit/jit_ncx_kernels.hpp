@@ -142,7 +142,7 @@ private:
     // start on (whole lines where rows are), each two records or an up2 group, rounded as one
     // 32-word vector and stored as one 64-byte store; an odd vector count leaves the last
     // vector a block of its own.
-    bool h2_lines() const { return kEvex && conf_.esize == 2 && (conf_.dt == data_type::f16 || conf_.native_bf16); }
+    bool h2_lines() const { return kEvex && conf_.words_round(); }
     // AVX2 bf16: up2 groups stay as (even, odd) outputs through the H steps, and the rounding
     // interleaves them as words, without the f32 interleave's four shuffles per W step.
     static constexpr bool h2_split(data_type dt) { return !kEvex && dt == data_type::bf16; }

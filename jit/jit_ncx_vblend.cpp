@@ -134,7 +134,7 @@ void jit_ncx_vblend<isa>::row(int out_es) {
     // 64x64 -> 512x512 C = 21 bf16 0.81-0.91x; vol_2x bf16 0.84-0.90x, f16 0.89-0.95x; rows
     // of 65 and other kernels' shapes 0.95-1.01x. NT stores of a pair need its 64-byte
     // alignment, which rows of whole pairs keep; other rows store its halves apart.
-    const bool zpairs = !kYmm && final_ && c.esize == 2 && (c.dt == data_type::f16 || c.native_bf16);
+    const bool zpairs = !kYmm && final_ && c.words_round();
     auto two = [&](int k) {
         const Zmm r0(vmm_r.getIdx()), r1(26), rb0(vmm_rb.getIdx()), rb1(27), o(28);
         const Ymm hi(29);
@@ -228,9 +228,6 @@ void jit_ncx_vblend<isa>::aligned_row(Blend &&blend) {
     add(reg_dst, static_cast<int>(c.row_out * esz));  // the row's end
 }
 
-// x0, x1 (f32 results) rounded to 32 words of dt in r, in order (two false: x0's 16 only): the
-// same roundings as store_f32's, two at a time. vcvtne2ps2bf16 rounds as vcvtneps2bf16 does
-// (bf16 on the bf16 tier only); f16 takes two vcvtps2ph and an insert.
 // aligned_row's constants, once per call: 0, 1, .. in each element, L, t + L and t (L: a
 // line's elements; t: the row's last line-sized vector's, 1..L - 1).
 template <cpu_isa isa>

@@ -806,10 +806,16 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     }
     // Separable 2-D in row mode: rows with the same H taps in pairs (jit_conf.hpp, h_pairs).
     // A/B on the dev VM: img_up linear 0.89-0.99x the time (NCX, NXC, all dtypes), r15to73
-    // NXC f32 0.85x, 64 -> 256 NXC C = 21 f32 0.77x, fpn_2x NXC bf16 0.93-0.95x. With NT
-    // stores (seg_8x NXC) it was neutral, so executions with NT stores keep single rows.
+    // NXC f32 0.85x, 64 -> 256 NXC C = 21 f32 0.77x, fpn_2x NXC bf16 0.93-0.95x. Executions
+    // with NT stores take them too, both rows NT (c.pairs_nt; vblend's nt_b_): bench_ab
+    // against single NT rows on the Xeon dev VM (Emerald Rapids), both shim orders: seg_8x
+    // NXC (21 MiB f32) f32 0.93-0.96x, bf16 0.82-0.88x, f16 0.92x; 128 -> 512 C = 24 NXC
+    // 0.90-0.92x; 1080x1920 -> 2160x3840 C = 3 (NCX and NXC rows) 0.93-1.06x; 2 threads
+    // 0.93-0.98x. The second row plain instead ran 0.73-0.88x where the dst fit this VM's
+    // LLC (260 MiB shown) but 1.33-1.63x at 1080p, where it did not.
     const bool row_mode = (c.pass_engine || c.nxc_separable) && !c.plane_mode && !c.fuse_h && !c.h2_pairs;
     if (lin && c.k == 2 && row_mode) c.h_pairs = hl.same * 4 >= p.out[1];
+    if (c.h_pairs) c.pairs_nt = c.nt_eligible;
     // Flat volumes (jit_conf::flat): thin rows, or small (plane, od) slices. Slices, A/B on the
     // dev VM against rows (same process, alternating; medians of 61-400, C = 32-64):
     // - 3-D, OH * OW <= 16: 24x4x39 -> 4x1x4 0.4-0.65x the time, 40x4x5 -> 26x1x6 0.58x,

@@ -94,10 +94,10 @@ struct jit_conf {
     // oh + 1 with the same H taps go to one blend2 call, which loads each vector of the two W
     // rows once for both (jit_ncx_vblend). Set as d_pairs is, on the H axis.
     bool h_pairs = false;
-    // Whether executions with NT stores take the D pairs too (d_pairs, 16-bit: the first output
-    // NT, the second plain; the separable pair blends and the direct NXC kernel's D pairs).
-    // Otherwise the pairs serve only executions with plain stores (a dst below
-    // nt_min_bytes(threads)), and NT ones go singly.
+    // Whether executions with NT stores take the pairs too: D pairs (d_pairs, 16-bit: the first
+    // output NT, the second plain; the separable pair blends and the direct NXC kernel's D
+    // pairs) and H pairs (h_pairs, every dtype: both rows NT). Otherwise the pairs serve only
+    // executions with plain stores (a dst below nt_min_bytes(threads)), and NT ones go singly.
     bool pairs_nt = false;
     // NXC nearest: two consecutive output rows of one src row go to the row-pair kernel, which
     // stores every loaded vector twice (row_pairs, for pixels of whole vectors and H up >= 2x);

@@ -774,13 +774,16 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     // With NT stores, od + 1 takes plain ones (two NT streams written in turn, a vector or a
     // row at a time, ran vol_2x up to 1.75x slower than one, f32 the most): vol_2x 16-bit
     // then runs 0.70-0.87x the time (medians of two runs each), NCX bf16 0.84-1.03x (five
-    // runs, median 0.92x); f32, with twice the bytes to read for ownership, ran 1.02-1.07x,
-    // so f32 executions with NT stores keep single planes (c.pairs_nt). The direct NXC
-    // kernel's D pairs follow the same rule: vol_2x NXC f32 with NT stores, single rows
-    // against pairs (Sapphire Rapids class VM, bench_ab): 0.88x the time (5.5 ms, where oneDNN
-    // took 6.0); with plain stores pairs stay ahead (singles 1.12x).
+    // runs, median 0.92x); f32, with twice the bytes to read for ownership, ran 1.02-1.07x.
+    // The direct NXC kernel's D pairs follow the same rule (Sapphire Rapids class VM, f32
+    // single NT rows against NT-and-plain pairs: 0.88x). f32 pairs with both outputs NT
+    // (jit_conf::pair_b_nt) against single NT rows and planes, bench_ab on the Xeon dev VM
+    // (Emerald Rapids), both shim orders: vol_2x NXC (direct) 0.74-0.81x on one thread,
+    // 0.60-0.86x on two, AVX2 kernels 0.72-0.75x; NCX (plane blends) 0.89-0.99x on one,
+    // 0.94-1.10x on two, AVX2 0.94-0.99x. 16-bit pairs with both NT ran 0.83-0.92x on one
+    // thread there but 1.07-1.19x on two, so they keep od + 1 plain.
     if (lin && c.k == 3 && c.plane_mode && !c.fuse_h) c.d_pairs = d_taps_repeat(p, dl);
-    c.pairs_nt = c.d_pairs && c.nt_eligible && c.esize == 2;
+    c.pairs_nt = c.d_pairs && c.nt_eligible;
     // Linear W-planes column by column (jit_conf.hpp, wplane_cols). A/B on the dev VM against
     // row by row: c17, c23 and r15to73 NCX 0.93-0.96x the time in f32, 0.90-0.93x in f16 and
     // 0.78-0.95x in bf16; 3-D and flat NXC (C = 3, 5) 0.86-0.95x. Periodic runs: 5/3

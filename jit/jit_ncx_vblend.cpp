@@ -23,7 +23,7 @@ jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool n
       hd_(hd),
       plane_(plane),
       pair_(pair && final_out && (hd || !plane)),
-      nt_b_(nt_ && pair_ && !hd),
+      nt_b_(nt_ && pair_ && conf.pair_b_nt(hd)),
       align_(std::is_same<Vmm, Zmm>::value && conf.blend_lines && final_out && !nt) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }

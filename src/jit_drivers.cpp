@@ -48,11 +48,9 @@ public:
             const auto &runs = tables_.h_run_start;
             if (conf_.same_run > 0 && std::find(runs.begin(), runs.end(), 1) != runs.end())
                 make(pair_kind::same_run, run_, nullptr);
-            // D pairs where dst is NT-sized (16-bit only, conf.pairs_nt): the first row with NT
-            // stores, the second (a D slice on) with plain ones. Two NT streams ran vol_2x NXC
-            // 1.2x slower than single NT rows, and two plain ones 0.8x; NT and plain, against
-            // two plain, ran f32 0.85-0.86x the time (medians of three A/Bs, same process) and
-            // f16 0.95-1.02x. f32 NT executions write single NT rows (jit_conf.cpp).
+            // D pairs where dst is NT-sized (conf.pairs_nt): the first row with NT stores, the
+            // second (a D slice on) with NT ones in f32 and plain ones in 16-bit
+            // (jit_conf::pair_b_nt; the measurements in jit_conf.cpp).
             if (conf_.d_pairs) make(pair_kind::d_same, dpair_, conf_.pairs_nt ? &dpair_nt_ : nullptr);
         }
         arena_.seal();
@@ -79,7 +77,7 @@ public:
         const bool nearest = prob().algorithm == alg::nearest;
         const auto pair_fn = pick_pair(nt, pair_, pair_nt_);  // nearest pairs: plain stores only
         const auto same_fn = pick(nt, same_, same_nt_);
-        const auto dpair_fn = dpair_ ? pick_pair(nt, dpair_, dpair_nt_) : nullptr;  // f32: plain stores only
+        const auto dpair_fn = dpair_ ? pick_pair(nt, dpair_, dpair_nt_) : nullptr;
         const auto run_fn = run_ && !nt ? run_->fn() : nullptr;
         const int64_t run_rows = 2 * int64_t(conf_.same_run);
         const int64_t OH = prob().out[1];

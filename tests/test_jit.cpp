@@ -888,7 +888,8 @@ TEST(jit_bitwise, nxc_linear_pairs_by_pixel_lines) {
 
 // Direct NXC 3-D linear in D pairs: rows (od, oh) and (od + 1, oh) with the same D taps share
 // their W and H steps. At 1 and 2 threads (a split can separate a pair's rows, which then go
-// singly), with NT-sized dst (a pair's first row takes NT stores, its second plain ones; pixels
+// singly), with NT-sized dst (a pair's first row takes NT stores, its second NT ones in f32 and
+// plain ones in 16-bit; pixels
 // that are not whole vectors stream both rows through scratch, jit_conf::nt_stream). The
 // shapes keep W-planes over the separable path's limits (f32 128 KiB, f16 4 MiB at 256 bits),
 // so the direct kernel runs. Then separable NXC in row mode with D pairs (16-bit at 512 bits).
@@ -916,12 +917,12 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
         }
         EXPECT_FALSE(make_jit_conf(vol16(32, data_type::f32), core_512).nxc_separable);  // f32: the direct kernel
     }
-    {  // NT executions: f32 writes single rows, 16-bit pairs its second row with plain stores
+    {  // NT executions take the pairs: f32 both rows NT, 16-bit the second row plain
         nt_threshold nt(1);
         const auto big = problem_builder().src({1, 4, 64, 16, 8}).sizes({8, 130, 32}).mode(mode::linear);
-        EXPECT_TRUE(conf(big).d_pairs && conf(big).nt_eligible && !conf(big).pairs_nt);
+        EXPECT_TRUE(conf(big).d_pairs && conf(big).nt_eligible && conf(big).pairs_nt && conf(big).pair_b_nt(true));
         const auto big16 = problem_builder().src({1, 2, 128, 16, 256}).sizes({5, 129, 16}).mode(mode::linear).dt(data_type::f16);
-        EXPECT_TRUE(conf(big16).d_pairs && conf(big16).nt_eligible && conf(big16).pairs_nt);
+        EXPECT_TRUE(conf(big16).d_pairs && conf(big16).nt_eligible && conf(big16).pairs_nt && !conf(big16).pair_b_nt(true));
         // Pixels that are not whole vectors: 3-D rows stream through scratch (D pairs too),
         // 2-D rows keep plain stores.
         const auto odd = problem_builder().src({1, 4, 64, 16, 13}).sizes({9, 70, 21}).mode(mode::linear);
@@ -1045,7 +1046,7 @@ void sweep_linear(const std::vector<layout_shape> &shapes, uint32_t seed, const 
 // taps from one call, sharing each vector's H steps. OW across simd_w and the bf16 pair width
 // (8, 16) with tails, odd D ratios, both ctms, 1 and 2 threads (odd plane counts, so a split
 // cuts pairs, which then go singly); with NT stores (the second half of for_nt_and_threads)
-// 16-bit pairs store od + 1 plainly and f32 executions blend planes singly.
+// the pairs too: f32 stores od + 1 with NT stores, 16-bit plainly.
 TEST(jit_bitwise, plane_blend_d_pairs) {
     REQUIRE_AVX2();
     const std::vector<layout_shape> shapes = {
@@ -1061,7 +1062,7 @@ TEST(jit_bitwise, plane_blend_d_pairs) {
                      if (!c.pass_engine && !c.nxc_separable) return;  // f32/f16 NXC C >= simd_w: direct
                      EXPECT_TRUE(c.plane_mode && !c.fuse_h) << describe(d);
                      EXPECT_TRUE(c.d_pairs) << describe(d);
-                     EXPECT_EQ(c.pairs_nt, c.nt_eligible && d.dt != data_type::f32) << describe(d);
+                     EXPECT_EQ(c.pairs_nt, c.nt_eligible) << describe(d);
                  });
     // D down: no pairs.
     const auto down = problem_builder().src({1, 2, 16, 8, 8}).sizes({8, 16, 16}).fmt(data_format::ncx).mode(mode::linear);

@@ -60,7 +60,7 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.per_p = 0;
     c.per_pairs = c.per_inlane = c.per_lane_split = false;
     c.h2_pairs = c.fuse_h = c.plane_mode = c.hvol = c.wplane_cols = c.cols_inlane = false;
-    c.d_pairs = c.h_pairs = c.pairs_nt = c.nearest_row_pairs = c.plane_lines = c.blend_lines = false;
+    c.d_pairs = c.h_pairs = c.h_runs = c.pairs_nt = c.nearest_row_pairs = c.plane_lines = c.blend_lines = false;
     c.nt_eligible = c.nt_stream = c.copy_aligned = false;
     c.n_slots = c.n_wplanes = 0;
     c.wplane_bytes = 0;
@@ -819,6 +819,14 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     const bool row_mode = (c.pass_engine || c.nxc_separable) && !c.plane_mode && !c.fuse_h && !c.h2_pairs;
     if (lin && c.k == 2 && row_mode) c.h_pairs = hl.same * 4 >= p.out[1];
     if (c.h_pairs) c.pairs_nt = c.nt_eligible;
+    // Runs of same-taps rows column block by column block (jit_conf.hpp, h_runs) against H
+    // pairs, bench_ab on the Xeon dev VM, NT stores: seg_8x NXC (W rows of 43 KB) bf16
+    // 0.74-0.81x the time, f16 0.74-0.86x, f32 0.91-0.95x (2 threads 0.85-0.93x); 32x32 ->
+    // 256x256 C = 21 16-bit 0.73-0.74x; 128 -> 512 C = 24 0.83-0.98x; 270x480 -> 1080x1920
+    // C = 3 0.95-0.99x. Blocks of 1-16 KiB ran alike. W rows that fit L1 together (C = 5, 7 at
+    // 512 wide: 20 and 28 KB) gained nothing (0.98-1.09x). Rows of blend_lines keep pairs:
+    // the aligned lines start from each row's misalignment, which a block does not carry.
+    c.h_runs = c.h_pairs && !c.blend_lines && 2 * c.ow_pad * 4 > jit_conf::kRunMinBytes && p.out[1] >= 3 * p.in[1];
     // Flat volumes (jit_conf::flat): thin rows, or small (plane, od) slices. Slices, A/B on the
     // dev VM against rows (same process, alternating; medians of 61-400, C = 32-64):
     // - 3-D, OH * OW <= 16: 24x4x39 -> 4x1x4 0.4-0.65x the time, 40x4x5 -> 26x1x6 0.58x,

@@ -94,6 +94,13 @@ struct jit_conf {
     // oh + 1 with the same H taps go to one blend2 call, which loads each vector of the two W
     // rows once for both (jit_ncx_vblend). Set as d_pairs is, on the H axis.
     bool h_pairs = false;
+    // Separable 2-D linear in row mode whose two W rows exceed L1 (kRunMinBytes), H up 3x or
+    // more: a run of output rows with the same H taps goes to one blend_run call, which makes
+    // them column block by column block (kRunBlockBytes of each W row), so each W-row vector
+    // comes from L2 once per run instead of once per row pair.
+    bool h_runs = false;
+    static constexpr int64_t kRunBlockBytes = int64_t(4) << 10;
+    static constexpr int64_t kRunMinBytes = int64_t(32) << 10;
     // Whether executions with NT stores take the pairs too: D pairs (d_pairs; the separable
     // pair blends and the direct NXC kernel's D pairs) and H pairs (h_pairs). Otherwise the
     // pairs serve only executions with plain stores (a dst below nt_min_bytes(threads)), and

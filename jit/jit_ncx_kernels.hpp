@@ -179,7 +179,7 @@ public:
     // (conf.h_pairs): rows oh and oh + 1 with the same H taps: each vector of the two W rows
     // is loaded once for both (1 load per output vector, not 2).
     jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt = false, bool hd = false, bool plane = false,
-                   bool pair = false);
+                   bool pair = false, bool run = false);
     void generate();
     using fn_t = void (*)(const jit_pass_args *);
     fn_t fn() const { return getCode<fn_t>(); }
@@ -190,13 +190,17 @@ private:
     const jit_conf &conf_;
     const bool final_, nt_, hd_, plane_, pair_;
     const bool nt_b_;   // the pair's second output with NT stores (conf.pair_b_nt)
+    const bool run_;    // run mode (conf.h_runs): rows with the same H taps, column block by block
     const bool align_;  // aligned_row (conf.blend_lines), plain stores
 
     const Xbyak::Reg64 reg_args = rdi, reg_a = rsi, reg_b = rdx, reg_dst = rcx, reg_cnt = r8;
     const Xbyak::Reg64 reg_c = r9, reg_d = r10;
     const Xbyak::Reg64 reg_base_a = r11, reg_base_c = rax, reg_tab = rbx, reg_rows = r12;  // plane
     const Xbyak::Reg64 reg_boff = r13;  // pair: dst_b - dst; saved and restored
-    void row(int out_es);  // one output row from reg_a.. into reg_dst (advances all of them)
+    // vecs full vectors and a tail of tail elements of an output row from reg_a.. into reg_dst
+    // (advances all of them, not past the tail).
+    void row(int out_es, int64_t vecs, int64_t tail);
+    void gen_run(int out_es);  // run mode
     // The f32 row pointers a row reads (hd: four, else two), which every vector step advances.
     std::vector<Xbyak::Reg64> src_rows() const {
         return hd_ ? std::vector<Xbyak::Reg64>{reg_a, reg_b, reg_c, reg_d} : std::vector<Xbyak::Reg64>{reg_a, reg_b};

@@ -15,7 +15,7 @@ using namespace Xbyak;
 #define PARG(field) ptr[reg_args + static_cast<int>(offsetof(jit_pass_args, field))]
 
 template <cpu_isa isa>
-jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt, bool hd, bool plane, bool pair)
+jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool nt, bool hd, bool plane, bool pair, bool run)
     : jit_io(kPassCodeSize, simd_w, conf.native_bf16),
       conf_(conf),
       final_(final_out),
@@ -24,12 +24,13 @@ jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool n
       plane_(plane),
       pair_(pair && final_out && (hd || !plane)),
       nt_b_(nt_ && pair_ && conf.pair_b_nt(hd)),
-      align_(std::is_same<Vmm, Zmm>::value && conf.blend_lines && final_out && !nt) {
+      run_(run && final_out && !hd && !plane && !pair),
+      align_(std::is_same<Vmm, Zmm>::value && conf.blend_lines && final_out && !nt && !run_) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
 
 template <cpu_isa isa>
-void jit_ncx_vblend<isa>::row(int out_es) {
+void jit_ncx_vblend<isa>::row(int out_es, int64_t vecs, int64_t tail) {
     const jit_conf &c = conf_;
     // One vector of results into r, from byte offset off of the f32 rows (scratch rows are
     // padded to whole vectors: full loads are safe).
@@ -73,10 +74,10 @@ void jit_ncx_vblend<isa>::row(int out_es) {
             vmovups(ptr[reg_dst + off], vmm_r);
         }
     };
-    auto advance = [&](int vecs) {
+    auto advance = [&](int n) {
         for (const Reg64 &r : src_rows())
-            add(r, vecs * simd_w * 4);
-        add(reg_dst, vecs * simd_w * out_es);
+            add(r, n * simd_w * 4);
+        add(reg_dst, n * simd_w * out_es);
     };
     // AVX2 bf16 results go out in pairs of vectors: cvt2_to_bf16 rounds 16 at once. Two pairs
     // per trip, and the clean/full choice made once per row rather than per pair (the loop is
@@ -84,11 +85,11 @@ void jit_ncx_vblend<isa>::row(int out_es) {
     // flag test were a third of its instructions.
     constexpr bool kYmm = std::is_same<Vmm, Ymm>::value;
     const bool pairs = kYmm && final_ && c.dt == data_type::bf16;
-    int64_t singles = c.ow_full;
+    int64_t singles = vecs;
     if constexpr (kYmm) {
-        if (pairs && c.ow_full >= 2) {
+        if (pairs && vecs >= 2) {
             const Ymm r2(6);
-            const int64_t n_pairs = c.ow_full / 2;
+            const int64_t n_pairs = vecs / 2;
             auto pair = [&](int k) {
                 blend(vmm_r, 2 * k * simd_w * 4, vmm_rb);
                 blend(r2, (2 * k + 1) * simd_w * 4, vmm_rb2);
@@ -124,7 +125,7 @@ void jit_ncx_vblend<isa>::row(int out_es) {
                 }
             };
             bf16_each_side(pair_loop);
-            singles = c.ow_full % 2;
+            singles = vecs % 2;
         }
     }
     // 512-bit 16-bit results (f16, and bf16 where the tier rounds natively) go out two vectors
@@ -178,7 +179,7 @@ void jit_ncx_vblend<isa>::row(int out_es) {
         else one(simd_w, k);
     }
     if (singles % kUnroll) advance(static_cast<int>(singles % kUnroll));
-    if (c.ow_tail > 0) one(final_ ? c.ow_tail : simd_w);
+    if (tail > 0) one(final_ ? tail : simd_w);
 }
 
 // Rows at 512 bits that are not whole lines long start off a cache line in most rows, and
@@ -258,7 +259,9 @@ void jit_ncx_vblend<isa>::generate() {
         vbroadcastss(vmm_wd0, PARG(wd0));
         vbroadcastss(vmm_wd1, PARG(wd1));
     }
-    if (!plane_) {
+    if (run_) {
+        gen_run(out_es);
+    } else if (!plane_) {
         mov(reg_a, PARG(src));
         mov(reg_b, PARG(src_b));
         vbroadcastss(vmm_w0, PARG(w0));
@@ -267,7 +270,7 @@ void jit_ncx_vblend<isa>::generate() {
             mov(reg_c, PARG(src_c));
             mov(reg_d, PARG(src_d));
         }
-        row(out_es);
+        row(out_es, c.ow_full, c.ow_tail);
     } else {
         // Output rows are consecutive in dst: row() leaves reg_dst short of the next row by the
         // tail's bytes. Each H record: s64 offset a, s64 offset b, f32 w0, f32 w1.
@@ -291,7 +294,7 @@ void jit_ncx_vblend<isa>::generate() {
             }
             vbroadcastss(vmm_w0, dword[reg_tab + 16]);
             vbroadcastss(vmm_w1, dword[reg_tab + 20]);
-            row(out_es);
+            row(out_es, c.ow_full, c.ow_tail);
             if (c.ow_tail > 0 && !align_) add(reg_dst, static_cast<int>(final_ ? c.ow_tail * out_es : simd_w * 4));
             add(reg_tab, 24);
             dec(reg_rows);
@@ -309,6 +312,64 @@ void jit_ncx_vblend<isa>::generate() {
     vzeroupper();
     ret();
     finish_code();
+}
+
+// Run mode (conf.h_runs): jit_pass_args::rows output rows with the same H taps, consecutive
+// in dst, blended from the W rows src and src_b with the weights of their linear_tap records
+// (tab; w0, w1 at byte 16 and 20, 24 bytes each), column block by column block: a block's two
+// W-row pieces (kRunBlockBytes each) stay in L1 for all the rows, where whole W rows past L1
+// were read from L2 once per row (or per row pair).
+template <cpu_isa isa>
+void jit_ncx_vblend<isa>::gen_run(int out_es) {
+    const jit_conf &c = conf_;
+    const Reg64 blk_a = r9, blk_b = r10, blk_dst = r11, rec = rax, row_bytes = rbx, rows = r12, row_dst = r13, blocks = r14;
+    push(rbx);
+    push(r12);
+    push(r13);
+    push(r14);
+    mov(reg_a, PARG(src));
+    mov(reg_b, PARG(src_b));
+    mov(row_bytes, c.dst_row_bytes);
+    const int64_t bv = jit_conf::kRunBlockBytes / (simd_w * 4);  // even: 16-bit vectors round in pairs
+    auto block = [&](int64_t vecs, int64_t tail) {
+        mov(blk_a, reg_a);
+        mov(blk_b, reg_b);
+        mov(blk_dst, reg_dst);
+        mov(row_dst, reg_dst);
+        mov(rec, PARG(tab));
+        mov(rows, PARG(rows));
+        Label l_row;
+        L(l_row); {
+            vbroadcastss(vmm_w0, dword[rec + 16]);
+            vbroadcastss(vmm_w1, dword[rec + 20]);
+            mov(reg_a, blk_a);
+            mov(reg_b, blk_b);
+            mov(reg_dst, row_dst);
+            row(out_es, vecs, tail);
+            add(row_dst, row_bytes);
+            add(rec, 24);
+            dec(rows);
+            jnz(l_row, T_NEAR);
+        }
+        lea(reg_a, ptr[blk_a + vecs * simd_w * 4]);
+        lea(reg_b, ptr[blk_b + vecs * simd_w * 4]);
+        lea(reg_dst, ptr[blk_dst + vecs * simd_w * out_es]);
+    };
+    const int64_t nb = c.ow_full / bv, rest = c.ow_full % bv;
+    if (nb > 0) {
+        Label l_blk;
+        mov(blocks, nb);
+        L(l_blk); {
+            block(bv, 0);
+            dec(blocks);
+            jnz(l_blk, T_NEAR);
+        }
+    }
+    if (rest > 0 || c.ow_tail > 0) block(rest, c.ow_tail);
+    pop(r14);
+    pop(r13);
+    pop(r12);
+    pop(rbx);
 }
 
 template class jit_ncx_vblend<cpu_isa::avx2>;

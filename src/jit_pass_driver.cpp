@@ -50,6 +50,8 @@ public:
         if (blend_final_nt_) v.push_back(part((blend + "_nt").c_str(), *blend_final_nt_));
         if (blend_pair_) v.push_back(part((blend + "2").c_str(), *blend_pair_));
         if (blend_pair_nt_) v.push_back(part((blend + "2_nt").c_str(), *blend_pair_nt_));
+        if (blend_run_) v.push_back(part("blend_run", *blend_run_));
+        if (blend_run_nt_) v.push_back(part("blend_run_nt", *blend_run_nt_));
         if (stream_) v.push_back(part("row_stream", *stream_));
         if (copy_) v.push_back(part("row_copy", *copy_));
         return v;
@@ -154,13 +156,22 @@ private:
                     blend_pair_nt_->generate();
                 }
             }
+            // Runs of rows with the same H taps (run_rows_2d; conf.h_runs).
+            if (conf_.h_runs) {
+                blend_run_ = std::make_unique<vblend_t>(conf_, true, false, false, false, false, true);
+                blend_run_->generate();
+                if (conf_.nt_eligible) {
+                    blend_run_nt_ = std::make_unique<vblend_t>(conf_, true, true, false, false, false, true);
+                    blend_run_nt_->generate();
+                }
+            }
         }
     }
 
     jit_conf wconf_;  // flat_w: the W pass's conf, which its generator keeps a reference to
     std::unique_ptr<wpass_t> wpass_, wpass_nt_, h2_, pair_;
     std::unique_ptr<wrow_t> wrow_;
-    std::unique_ptr<vblend_t> blend_final_, blend_final_nt_, blend_pair_, blend_pair_nt_;
+    std::unique_ptr<vblend_t> blend_final_, blend_final_nt_, blend_pair_, blend_pair_nt_, blend_run_, blend_run_nt_;
     std::unique_ptr<jit_stream_copy> stream_, copy_;
 
     // Index of src row (plane, id, ih) among all src rows: its key and its offset / row bytes.
@@ -483,7 +494,8 @@ private:
         const int64_t rb = conf_.dst_row_bytes;
         uint8_t *slots = scratch;
         const auto blend = pick(x.nt, blend_final_, blend_final_nt_);
-        const auto blend_pair = pick_pair(x.nt, blend_pair_, blend_pair_nt_);  // plain stores only
+        const auto blend_pair = pick_pair(x.nt, blend_pair_, blend_pair_nt_);
+        const auto blend_run = pick(x.nt, blend_run_, blend_run_nt_);
         w_step_args ws = w_step_setup(x);
         int64_t key[2] = {-1, -1};
         auto w_row = [&](int64_t k, int64_t keep) -> const uint8_t * {
@@ -509,6 +521,18 @@ private:
                 ba.w0 = t.w0;
                 ba.w1 = t.w1;
                 ba.dst = out;
+                if (blend_run) {  // rows oh .. oh + m - 1 with the same taps, m >= 3: one call
+                    int64_t m = 1;
+                    while (oh + m < end && h[oh + m].same_taps(t)) ++m;
+                    if (m >= 3) {
+                        ba.tab = h + oh;
+                        ba.rows = m;
+                        blend_run(&ba);
+                        oh += m - 1;
+                        out += (m - 1) * rb;
+                        continue;
+                    }
+                }
                 if (blend_pair && oh + 1 < end && h[oh + 1].same_taps(t)) {  // rows oh, oh + 1: one call
                     ba.dst_b = out + rb;
                     ba.wb0 = h[oh + 1].w0;

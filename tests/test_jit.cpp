@@ -1238,6 +1238,35 @@ TEST(jit_bitwise, blend_h_pairs) {
     EXPECT_FALSE(make_jit_conf(make_problem(down), cpu_isa::avx2).h_pairs);
 }
 
+// Separable 2-D in row mode with H runs (conf.h_runs): rows with the same H taps (3 to 5 here)
+// from one blend_run call, column block by column block. NXC rows of 5376 elements (5 blocks
+// and a part block), flat NXC rows of 4203 (at 256 bits a 3-element tail; at 512 they take
+// blend lines, so pairs), NCX rows of 4128 in row mode (W-planes of 330 KB); 1 and 2 threads
+// (a split cuts a run), NT and plain stores.
+TEST(jit_bitwise, blend_h_runs) {
+    REQUIRE_AVX2();
+    const std::vector<layout_shape> shapes = {
+        {data_format::nxc, 21, {9, 40}, {40, 256}},
+        {data_format::nxc, 3, {20, 500}, {64, 1401}},
+        {data_format::ncx, 2, {20, 1000}, {64, 4128}}};
+    sweep_linear(shapes, 1300, [](const op_desc &, int) { return false; },
+                 [](const op_desc &d, const jit_conf &c) {  // AVX2's conf: no blend lines
+                     EXPECT_TRUE(c.h_pairs && c.h_runs && !c.plane_mode) << describe(d);
+                 });
+    for (int i : {0, 2})  // whole lines at 512 bits too: the dispatched kernels have the run part
+        for (auto t : kTypes) {
+            const layout_shape &sh = shapes[i];
+            const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).dt(t);
+            EXPECT_NE(primitive(primitive_desc(d)).dump_asm().find("; part blend_run"), std::string::npos) << describe(d);
+        }
+    auto runs = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out) {
+        const auto d = problem_builder().src(layout(data_format::nxc, 1, c, in)).sizes(out).mode(mode::linear);
+        return make_jit_conf(make_problem(d), cpu_isa::avx2).h_runs;
+    };
+    EXPECT_FALSE(runs(21, {9, 40}, {17, 256}));  // H up under 3x: pairs
+    EXPECT_FALSE(runs(5, {8, 64}, {64, 512}));   // W rows of 10 KB: both in L1
+}
+
 // Linear W-planes made column by column (conf.wplane_cols): each column pair's records in
 // registers, then down the slab's rows; AVX2 f32 pair vectors from two lane windows
 // (conf.cols_inlane), the row's last ones moved left. An odd count of vectors (the last

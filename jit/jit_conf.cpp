@@ -18,7 +18,7 @@ namespace {
 int simd_w_of(cpu_isa isa) { return isa >= cpu_isa::avx512_core ? 16 : 8; }
 
 std::atomic<int> g_gather_spelling{-1};
-std::atomic<int> g_narrow{-1};  // set_narrow_for_testing
+std::atomic<int> g_narrow{std::getenv("XX_NARROW") ? std::atoi(std::getenv("XX_NARROW")) : -1};  // set_narrow_for_testing
 
 // Rows of row_in src and row_out dst elements, in vectors of simd_w lanes.
 void set_row_lengths(jit_conf &c, int64_t row_in, int64_t row_out) {
@@ -250,6 +250,26 @@ bool big_window_table(const problem &p, int64_t w) {
     return p.c >= 6 && outputs * 8 > 4 * jit_conf::kNarrowTableMax;
 }
 
+// Whether a 2-D flat row's W step, big table and all (big_window_table), is shared by enough
+// output rows to cost less than narrow pixels. Per output row, in cycles per 16 outputs: the
+// blend ~1.5, the W step ~14 (its table's 20 bytes per output from L2, the loads, permutes
+// and FMAs) over r = OH / IH rows; a narrow pixel ~5 per 16-lane vector, one per pixel. Flat
+// wins where C * (1.5 + 14 / r) < 80, taken from r = 3 on. Xeon dev VM (Emerald Rapids),
+// bench_ab, flat against narrow: 64x64 -> 512x512 (r = 8) C = 5-12 f32 0.62-0.70x the time,
+// f16 and bf16 0.18-0.53x (2 threads 0.30-0.65x; AVX2 kernels, C = 5: 0.28-0.76x); 64x200
+// -> 192x600 C = 10 (r = 3) f32 0.99x, 16-bit 0.51-0.60x (AVX2 C = 7: 0.56-0.96x); 64x200 ->
+// 256x600 C = 14 (r = 4) 0.78-0.89x with the same stores (where the flat rows' dst takes NT
+// stores and the narrow pixels' cannot, 16-bit ran 1.2-1.4x: NT stores at 4 MiB on this VM).
+// Narrow stays at C = 14 and r = 3 (f32 0.92-1.23x flat), C = 10-14 at r = 2 (f32
+// 1.05-1.54x), one src row per output row (1 x 2837 -> 1 x 20614 C = 12: 1.8-3.4x), and at
+// r = 2 under the limit too, where the Ice Lake VM had narrow ahead (above; 16-bit C = 7
+// ran 0.63-0.74x flat here).
+bool flat_table_amortized(const problem &p) {
+    if (p.k != 2 || p.out[1] < 3 * p.in[1]) return false;
+    const double r = static_cast<double>(p.out[1]) / static_cast<double>(p.in[1]);
+    return static_cast<double>(p.c) * (1.5 + 14.0 / r) < 80.0;
+}
+
 // Narrow pixels (jit_conf::narrow) where the flat rows would gather every lane (no windows),
 // or where their windows' table is big (big_window_table).
 // A/B on the dev VM, 1 thread, against those flat rows (README, Narrow pixels): f32 and f16
@@ -276,7 +296,7 @@ bool narrow_pays(const problem &p, kernel_isa k) {
     if (!flat_rows_fit(p, p.c) || p.out[1] >= (int64_t(1) << 24)) return false;
     if (narrow_edge_px(p, w, isa != cpu_isa::avx2) < 0) return false;
     if (const int forced = g_narrow.load(); forced >= 0) return forced == 1;
-    if (!big_window_table(p, w) && flat_rows_have_windows(p, isa)) return false;
+    if ((!big_window_table(p, w) || flat_table_amortized(p)) && flat_rows_have_windows(p, isa)) return false;
     const bool fused = p.k >= 2 && scan_h_links(p).rarely_shared(p);
     const bool bf16 = p.dt == data_type::bf16 && k.tier < cpu_isa::avx512_core_bf16;  // emulated rounding
     const int64_t min_c = p.k == 3 && !fused ? (bf16 ? 6 : 4) : (bf16 ? (w == 8 ? 4 : 3) : 2);

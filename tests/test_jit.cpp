@@ -1576,6 +1576,20 @@ TEST(jit_bitwise, nxc_narrow_pixels) {
     }
     EXPECT_TRUE(conf_at(nxc(12, {1, 2837}, {1, 20614}), zmm).narrow);
     EXPECT_FALSE(conf_at(nxc(12, {64, 64}, {128, 128}), zmm).narrow);  // 30 KB
+    // Big tables whose W steps serve 3+ output rows each stay flat where C * (1.5 + 14 / r)
+    // < 80 (flat_table_amortized): 8x up at any C, 3x up to C = 12.
+    for (const kernel_isa k : {kernel_isa(cpu_isa::avx2), zmm}) {
+        EXPECT_FALSE(conf_at(nxc(5, {64, 64}, {512, 512}), k).narrow) << k.vector_bits();  // 51 KB
+        EXPECT_TRUE(conf_at(nxc(5, {64, 64}, {128, 512}), k).narrow) << k.vector_bits();   // r = 2
+    }
+    EXPECT_FALSE(conf_at(nxc(12, {64, 64}, {512, 512}), zmm).narrow);
+    EXPECT_FALSE(conf_at(nxc(10, {64, 200}, {192, 600}), zmm).narrow);
+    EXPECT_TRUE(conf_at(nxc(14, {64, 200}, {192, 600}), zmm).narrow);
+    for (auto t : kTypes) {  // the flat rows with a big table, 8x up, bit for bit
+        const auto up8 = nxc(5, {6, 520}, {48, 540}, t);
+        EXPECT_FALSE(conf(up8).narrow) << describe(up8);
+        EXPECT_EQ(check_case(up8, 91u, true), 0) << describe(up8);
+    }
     for (int64_t c : {6, 12}) {
         const auto big = nxc(c, {3, 2837}, {2, 20614}).dt(data_type::f16);
         EXPECT_EQ(check_case(big, 77u + static_cast<uint32_t>(c), true), 0) << describe(big);

@@ -18,7 +18,7 @@ namespace {
 int simd_w_of(cpu_isa isa) { return isa >= cpu_isa::avx512_core ? 16 : 8; }
 
 std::atomic<int> g_gather_spelling{-1};
-std::atomic<int> g_narrow{std::getenv("XX_NARROW") ? std::atoi(std::getenv("XX_NARROW")) : -1};  // set_narrow_for_testing
+std::atomic<int> g_narrow{-1};  // set_narrow_for_testing
 
 // Rows of row_in src and row_out dst elements, in vectors of simd_w lanes.
 void set_row_lengths(jit_conf &c, int64_t row_in, int64_t row_out) {

@@ -254,7 +254,8 @@ bool big_window_table(const problem &p, int64_t w) {
 // output rows to cost less than narrow pixels. Per output row, in cycles per 16 outputs: the
 // blend ~1.5, the W step ~14 (its table's 20 bytes per output from L2, the loads, permutes
 // and FMAs) over r = OH / IH rows; a narrow pixel ~5 per 16-lane vector, one per pixel. Flat
-// wins where C * (1.5 + 14 / r) < 80, taken from r = 3 on. Xeon dev VM (Emerald Rapids),
+// wins where C * (1.5 + 14 / r) < 80, taken from r = 3 on (16-bit at 512 bits: r = 2, whose
+// narrow pixels widen and round a 16-lane vector each). Xeon dev VM (Emerald Rapids),
 // bench_ab, flat against narrow: 64x64 -> 512x512 (r = 8) C = 5-12 f32 0.62-0.70x the time,
 // f16 and bf16 0.18-0.53x (2 threads 0.30-0.65x; AVX2 kernels, C = 5: 0.28-0.76x); 64x200
 // -> 192x600 C = 10 (r = 3) f32 0.99x, 16-bit 0.51-0.60x (AVX2 C = 7: 0.56-0.96x); 64x200 ->
@@ -262,10 +263,15 @@ bool big_window_table(const problem &p, int64_t w) {
 // stores and the narrow pixels' cannot, 16-bit ran 1.2-1.4x: NT stores at 4 MiB on this VM).
 // Narrow stays at C = 14 and r = 3 (f32 0.92-1.23x flat), C = 10-14 at r = 2 (f32
 // 1.05-1.54x), one src row per output row (1 x 2837 -> 1 x 20614 C = 12: 1.8-3.4x), and at
-// r = 2 under the limit too, where the Ice Lake VM had narrow ahead (above; 16-bit C = 7
-// ran 0.63-0.74x flat here).
-bool flat_table_amortized(const problem &p) {
-    if (p.k != 2 || p.out[1] < 3 * p.in[1]) return false;
+// f32 at r = 2 under the limit too, where the Ice Lake VM had narrow ahead for C = 7-12
+// (above) and here C = 7 and 9 ran 1.03-1.25x flat (C = 4 and 5 0.57-1.11x). 16-bit at
+// r = 2 (alternating runs, three each): 100x283 -> 200x2061 C = 4 0.32-0.43x, C = 7
+// 0.58-0.82x, C = 9 0.67-1.24x; 64x200 -> 128x600 C = 5 0.38-0.56x, C = 8 0.57-0.87x (the
+// Ice Lake VM's f16 C = 4 at 256 bits: narrow 1.08x). At 256 bits f16 at r = 2 ran
+// 1.28-1.73x flat here (C = 5, 7), so there 16-bit keeps r = 3.
+bool flat_table_amortized(const problem &p, int64_t w) {
+    const int64_t r_min = p.dt != data_type::f32 && w == 16 ? 2 : 3;
+    if (p.k != 2 || p.out[1] < r_min * p.in[1]) return false;
     const double r = static_cast<double>(p.out[1]) / static_cast<double>(p.in[1]);
     return static_cast<double>(p.c) * (1.5 + 14.0 / r) < 80.0;
 }
@@ -296,7 +302,7 @@ bool narrow_pays(const problem &p, kernel_isa k) {
     if (!flat_rows_fit(p, p.c) || p.out[1] >= (int64_t(1) << 24)) return false;
     if (narrow_edge_px(p, w, isa != cpu_isa::avx2) < 0) return false;
     if (const int forced = g_narrow.load(); forced >= 0) return forced == 1;
-    if ((!big_window_table(p, w) || flat_table_amortized(p)) && flat_rows_have_windows(p, isa)) return false;
+    if ((!big_window_table(p, w) || flat_table_amortized(p, w)) && flat_rows_have_windows(p, isa)) return false;
     const bool fused = p.k >= 2 && scan_h_links(p).rarely_shared(p);
     const bool bf16 = p.dt == data_type::bf16 && k.tier < cpu_isa::avx512_core_bf16;  // emulated rounding
     const int64_t min_c = p.k == 3 && !fused ? (bf16 ? 6 : 4) : (bf16 ? (w == 8 ? 4 : 3) : 2);

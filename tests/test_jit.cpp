@@ -1576,12 +1576,14 @@ TEST(jit_bitwise, nxc_narrow_pixels) {
     }
     EXPECT_TRUE(conf_at(nxc(12, {1, 2837}, {1, 20614}), zmm).narrow);
     EXPECT_FALSE(conf_at(nxc(12, {64, 64}, {128, 128}), zmm).narrow);  // 30 KB
-    // Big tables whose W steps serve 3+ output rows each stay flat where C * (1.5 + 14 / r)
-    // < 80 (flat_table_amortized): 8x up at any C, 3x up to C = 12.
+    // Big tables whose W steps serve 3+ output rows each (16-bit at 512 bits: 2+) stay flat
+    // where C * (1.5 + 14 / r) < 80 (flat_table_amortized): 8x up at any C, 3x up to C = 12.
     for (const kernel_isa k : {kernel_isa(cpu_isa::avx2), zmm}) {
         EXPECT_FALSE(conf_at(nxc(5, {64, 64}, {512, 512}), k).narrow) << k.vector_bits();  // 51 KB
         EXPECT_TRUE(conf_at(nxc(5, {64, 64}, {128, 512}), k).narrow) << k.vector_bits();   // r = 2
+        EXPECT_EQ(conf_at(nxc(5, {64, 64}, {128, 512}, data_type::f16), k).narrow, k.vector_bits() == 256);
     }
+    EXPECT_TRUE(conf_at(nxc(10, {64, 64}, {128, 512}, data_type::f16), zmm).narrow);  // 85 at r = 2
     EXPECT_FALSE(conf_at(nxc(12, {64, 64}, {512, 512}), zmm).narrow);
     EXPECT_FALSE(conf_at(nxc(10, {64, 200}, {192, 600}), zmm).narrow);
     EXPECT_TRUE(conf_at(nxc(14, {64, 200}, {192, 600}), zmm).narrow);

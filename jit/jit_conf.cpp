@@ -847,7 +847,8 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     if (c.h_pairs) c.pairs_nt = c.nt_eligible;
     // Runs of same-taps rows column block by column block (jit_conf.hpp, h_runs) against H
     // pairs, bench_ab on the Xeon dev VM, NT stores: seg_8x NXC (W rows of 43 KB) bf16
-    // 0.74-0.81x the time, f16 0.74-0.86x, f32 0.91-0.95x (2 threads 0.85-0.93x); 32x32 ->
+    // 0.74-0.81x the time, f16 0.74-0.86x, f32 0.91-0.95x (2 threads 0.85-0.93x; the AVX2
+    // kernels 0.79-0.95x, both orders); 32x32 ->
     // 256x256 C = 21 16-bit 0.73-0.74x; 128 -> 512 C = 24 0.83-0.98x; 270x480 -> 1080x1920
     // C = 3 0.95-0.99x. Blocks of 1-16 KiB ran alike. W rows that fit L1 together (C = 5, 7 at
     // 512 wide: 20 and 28 KB) gained nothing (0.98-1.09x). Rows of blend_lines keep pairs:

@@ -2,6 +2,7 @@
 // D) step of two f32 W rows into an output row, or (3-D) both H steps and the D step of four;
 // in plane mode a whole plane's rows from H records; in pairs, two outputs from the same loads.
 #include "jit_ncx_kernels.hpp"
+#include "../src/numeric.hpp"
 
 #include <cstddef>
 #include <type_traits>
@@ -316,7 +317,7 @@ void jit_ncx_vblend<isa>::generate() {
 
 // Run mode (conf.h_runs): jit_pass_args::rows output rows with the same H taps, consecutive
 // in dst, blended from the W rows src and src_b with the weights of their linear_tap records
-// (tab; w0, w1 at byte 16 and 20, 24 bytes each), column block by column block: a block's two
+// (tab: jit_tables' H taps, read in place), column block by column block: a block's two
 // W-row pieces (kRunBlockBytes each) stay in L1 for all the rows, where whole W rows past L1
 // were read from L2 once per row (or per row pair).
 template <cpu_isa isa>
@@ -340,14 +341,14 @@ void jit_ncx_vblend<isa>::gen_run(int out_es) {
         mov(rows, PARG(rows));
         Label l_row;
         L(l_row); {
-            vbroadcastss(vmm_w0, dword[rec + 16]);
-            vbroadcastss(vmm_w1, dword[rec + 20]);
+            vbroadcastss(vmm_w0, dword[rec + static_cast<int>(offsetof(linear_tap, w0))]);
+            vbroadcastss(vmm_w1, dword[rec + static_cast<int>(offsetof(linear_tap, w1))]);
             mov(reg_a, blk_a);
             mov(reg_b, blk_b);
             mov(reg_dst, row_dst);
             row(out_es, vecs, tail);
             add(row_dst, row_bytes);
-            add(rec, 24);
+            add(rec, static_cast<int>(sizeof(linear_tap)));
             dec(rows);
             jnz(l_row, T_NEAR);
         }

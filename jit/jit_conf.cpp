@@ -797,17 +797,16 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     // 3-D plane-mode blends (NCX, separable NXC): od pairs with the same D taps share the H
     // steps of their four W-plane rows (jit_conf.hpp, d_pairs). A/B on the dev VM, dst in
     // cache (1-4 MiB): 0.70-0.83x the time in all dtypes, NCX and NXC; odd3d 0.83-1.06x.
-    // With NT stores, od + 1 takes plain ones (two NT streams written in turn, a vector or a
-    // row at a time, ran vol_2x up to 1.75x slower than one, f32 the most): vol_2x 16-bit
-    // then runs 0.70-0.87x the time (medians of two runs each), NCX bf16 0.84-1.03x (five
-    // runs, median 0.92x); f32, with twice the bytes to read for ownership, ran 1.02-1.07x.
-    // The direct NXC kernel's D pairs follow the same rule (Sapphire Rapids class VM, f32
-    // single NT rows against NT-and-plain pairs: 0.88x). f32 pairs with both outputs NT
-    // (jit_conf::pair_b_nt) against single NT rows and planes, bench_ab on the Xeon dev VM
-    // (Emerald Rapids), both shim orders: vol_2x NXC (direct) 0.74-0.81x on one thread,
-    // 0.60-0.86x on two, AVX2 kernels 0.72-0.75x; NCX (plane blends) 0.89-0.99x on one,
-    // 0.94-1.10x on two, AVX2 0.94-0.99x. 16-bit pairs with both NT ran 0.83-0.92x on one
-    // thread there but 1.07-1.19x on two, so they keep od + 1 plain.
+    // With NT stores both outputs take NT ones (c.pairs_nt). f32 pairs against single NT rows
+    // and planes, bench_ab on the Xeon dev VM (Emerald Rapids), both shim orders: vol_2x NXC
+    // (direct) 0.74-0.81x on one thread, 0.60-0.86x on two, AVX2 kernels 0.72-0.75x; NCX
+    // (plane blends) 0.89-0.99x on one, 0.94-1.10x on two, AVX2 0.94-0.99x. 16-bit pairs had
+    // kept od + 1 plain (measured with the dst rewritten in place, where the plain half is
+    // still in this VM's LLC, 260 MiB shown: both NT 0.90-1.0x on one thread, 1.0-1.12x on
+    // two). From a cold cache (bench_ab --cold, as in a loop where other work runs between
+    // executions, which an NT-sized dst assumes) both NT ran vol_2x 16-bit 0.77-0.91x on one
+    // thread, 0.74-0.85x on two, AVX2 kernels 0.77-0.97x, 256-bit EVEX 0.85-0.97x; in
+    // bench_dtypes (three dtypes in turn) NCX 0.54-0.64x f32's time against 0.71-0.94x.
     if (lin && c.k == 3 && c.plane_mode && !c.fuse_h) c.d_pairs = d_taps_repeat(p, dl);
     c.pairs_nt = c.d_pairs && c.nt_eligible;
     // Linear W-planes column by column (jit_conf.hpp, wplane_cols). A/B on the dev VM against
@@ -836,7 +835,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     // Separable 2-D in row mode: rows with the same H taps in pairs (jit_conf.hpp, h_pairs).
     // A/B on the dev VM: img_up linear 0.89-0.99x the time (NCX, NXC, all dtypes), r15to73
     // NXC f32 0.85x, 64 -> 256 NXC C = 21 f32 0.77x, fpn_2x NXC bf16 0.93-0.95x. Executions
-    // with NT stores take them too, both rows NT (c.pairs_nt; vblend's nt_b_): bench_ab
+    // with NT stores take them too, both rows NT (c.pairs_nt): bench_ab
     // against single NT rows on the Xeon dev VM (Emerald Rapids), both shim orders: seg_8x
     // NXC (21 MiB f32) f32 0.93-0.96x, bf16 0.82-0.88x, f16 0.92x; 128 -> 512 C = 24 NXC
     // 0.90-0.92x; 1080x1920 -> 2160x3840 C = 3 (NCX and NXC rows) 0.93-1.06x; 2 threads

@@ -102,14 +102,11 @@ struct jit_conf {
     static constexpr int64_t kRunBlockBytes = int64_t(4) << 10;
     static constexpr int64_t kRunMinBytes = int64_t(32) << 10;
     // Whether executions with NT stores take the pairs too: D pairs (d_pairs; the separable
-    // pair blends and the direct NXC kernel's D pairs) and H pairs (h_pairs). Otherwise the
-    // pairs serve only executions with plain stores (a dst below nt_min_bytes(threads)), and
-    // NT ones go singly. Which of a pair's outputs take NT stores: pair_b_nt.
+    // pair blends and the direct NXC kernel's D pairs) and H pairs (h_pairs), both outputs
+    // with NT stores (measured in jit_conf.cpp, at d_pairs and h_pairs). Otherwise the pairs
+    // serve only executions with plain stores (a dst below nt_min_bytes(threads)), and NT ones
+    // go singly.
     bool pairs_nt = false;
-    // In the NT variant of a pair kernel (pairs_nt), whether the second output takes NT stores
-    // too (the first always does): H pairs, and f32 D pairs; 16-bit D pairs store the second
-    // output plainly (measured in jit_conf.cpp, at d_pairs).
-    bool pair_b_nt(bool d_pair) const { return !d_pair || esize == 4; }
     // NXC nearest: two consecutive output rows of one src row go to the row-pair kernel, which
     // stores every loaded vector twice (row_pairs, for pixels of whole vectors and H up >= 2x);
     // with copy_rows, a row that repeats the previous row's src row is a memcpy of it (pixels

@@ -114,7 +114,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     auto compute = [&](int64_t n, int src_off, int dst_off) {
         interp(n, src_off);
         store_px(out_dt, ptr[reg_dst + dst_off], vmm_hd0, n, nt_);  // clobbers the io temps, not vmm_out_b
-        if (dpair) store_px(out_dt, ptr[reg_dst_b + dst_off], vmm_out_b, n, nt_ && c.pair_b_nt(true));  // NT variant: NT in f32 only
+        if (dpair) store_px(out_dt, ptr[reg_dst_b + dst_off], vmm_out_b, n, nt_);
     };
     // AVX2 bf16: 16-channel blocks, their even channels and then their odd ones (w_step's
     // halves), rounded together into one interleaved store (cvt2_to_bf16_interleaved).

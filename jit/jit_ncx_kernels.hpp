@@ -172,7 +172,7 @@ public:
     // W-plane rows at byte offsets (a, b) with weights (w0, w1) from the 24-byte record i of
     // tab (jit_tables::hrows), within src (and, hd, within src_c, with wd0 and wd1).
     // pair: a second output at dst_b, with weights (wb0, wb1), from the same sources; in the NT
-    // variant (conf.pairs_nt) with NT stores where conf.pair_b_nt says (nt_b_). hd
+    // variant (conf.pairs_nt) both outputs take NT stores. hd
     // (conf.d_pairs): planes od and od + 1 (plane mode) or rows (od, oh) and (od + 1, oh) (row
     // mode), whose D taps are the same: each vector's two H steps serve both D steps, so per
     // output vector 2 loads and 4 FMA-pipe ops instead of 4 and 6. 2-D, not plane
@@ -189,7 +189,6 @@ private:
     static constexpr int simd_w = isa_traits<isa>::simd_w;
     const jit_conf &conf_;
     const bool final_, nt_, hd_, plane_, pair_;
-    const bool nt_b_;   // the pair's second output with NT stores (conf.pair_b_nt)
     const bool run_;    // run mode (conf.h_runs): rows with the same H taps, column block by block
     const bool align_;  // aligned_row (conf.blend_lines), plain stores
 

@@ -24,7 +24,6 @@ jit_ncx_vblend<isa>::jit_ncx_vblend(const jit_conf &conf, bool final_out, bool n
       hd_(hd),
       plane_(plane),
       pair_(pair && final_out && (hd || !plane)),
-      nt_b_(nt_ && pair_ && conf.pair_b_nt(hd)),
       run_(run && final_out && !hd && !plane && !pair),
       align_(std::is_same<Vmm, Zmm>::value && conf.blend_lines && final_out && !nt && !run_) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
@@ -70,7 +69,7 @@ void jit_ncx_vblend<isa>::row(int out_es, int64_t vecs, int64_t tail) {
         const int64_t off = k * simd_w * out_es;
         if (final_) {
             store_f32(c.dt, ptr[reg_dst + off], vmm_r, n, nt_);
-            if (pair_) store_f32(c.dt, at_b(off), vmm_rb, n, nt_b_);
+            if (pair_) store_f32(c.dt, at_b(off), vmm_rb, n, nt_);
         } else {
             vmovups(ptr[reg_dst + off], vmm_r);
         }
@@ -105,7 +104,7 @@ void jit_ncx_vblend<isa>::row(int out_es, int64_t vecs, int64_t tail) {
                 store_bf16_pair(ptr[reg_dst + off], nt_, c.row_out % 16 == 0);
                 if (pair_) {
                     cvt2(vmm_rb, vmm_rb2);
-                    store_bf16_pair(at_b(off), nt_b_, c.row_out % 16 == 0);
+                    store_bf16_pair(at_b(off), nt_, c.row_out % 16 == 0);
                 }
             };
             auto pair_loop = [&] {
@@ -145,7 +144,7 @@ void jit_ncx_vblend<isa>::row(int out_es, int64_t vecs, int64_t tail) {
         blend(Vmm(r1.getIdx()), (k + 1) * simd_w * 4, Vmm(rb1.getIdx()));
         auto store = [&](int64_t off, bool second) {
             const Address a = second ? at_b(off) : ptr[reg_dst + off];
-            if (!(second ? nt_b_ : nt_)) return vmovdqu16(a, o);
+            if (!nt_) return vmovdqu16(a, o);
             if (c.row_out % (2 * simd_w) == 0) return vmovntdq(a, o);
             vextracti64x4(hi, o, 1);
             vmovntdq(a, Ymm(o.getIdx()));

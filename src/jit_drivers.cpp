@@ -44,13 +44,12 @@ public:
             if (conf_.row_pairs) make(pair_kind::chained, pair_, nearest ? nullptr : &pair_nt_);
             if (conf_.same_pairs) make(pair_kind::same_taps, same_, &same_nt_);
             // Runs of same-taps pairs, plain stores only: they write 2 * same_run rows at once,
-            // and two NT streams already ran slower than one (the D pairs, below).
+            // and two NT streams ran slower than one where the 16-bit D pairs were first measured.
             const auto &runs = tables_.h_run_start;
             if (conf_.same_run > 0 && std::find(runs.begin(), runs.end(), 1) != runs.end())
                 make(pair_kind::same_run, run_, nullptr);
-            // D pairs where dst is NT-sized (conf.pairs_nt): the first row with NT stores, the
-            // second (a D slice on) with NT ones in f32 and plain ones in 16-bit
-            // (jit_conf::pair_b_nt; the measurements in jit_conf.cpp).
+            // D pairs where dst is NT-sized (conf.pairs_nt): both rows with NT stores (the
+            // measurements in jit_conf.cpp, at d_pairs).
             if (conf_.d_pairs) make(pair_kind::d_same, dpair_, conf_.pairs_nt ? &dpair_nt_ : nullptr);
         }
         arena_.seal();

@@ -146,8 +146,8 @@ private:
                 blend_final_nt_->generate();
             }
             // Pairs with the same D taps (run_planes, run_linear) or H taps (run_rows_2d). The
-            // NT variant (conf.pairs_nt) stores the first output with NT stores and the second
-            // with plain ones; without it, executions with NT stores blend rows or planes singly.
+            // NT variant (conf.pairs_nt) stores both outputs with NT stores; without it,
+            // executions with NT stores blend rows or planes singly.
             if ((hd && conf_.d_pairs) || (p.k == 2 && !plane && conf_.h_pairs)) {
                 blend_pair_ = std::make_unique<vblend_t>(conf_, true, false, hd, plane, true);
                 blend_pair_->generate();

@@ -305,6 +305,34 @@ struct nt_threshold {
     }
 };
 
+// The instructions of part `part` in a dump_asm text ("" if it has none).
+std::string part_asm(const std::string &code, const std::string &part) {
+    const std::string head = "; part " + part + ":";
+    const size_t at = code.find(head);
+    if (at == std::string::npos) return "";
+    const size_t end = code.find("; part ", at + head.size());
+    return code.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+// The lines of an asm text that store plainly (a vmov* but vmovnt* whose first operand is
+// memory), joined; "" if none.
+std::string plain_vector_stores(const std::string &text) {
+    std::string out, line;
+    for (size_t i = 0; i <= text.size(); ++i) {
+        if (i < text.size() && text[i] != '\n') {
+            line += text[i];
+            continue;
+        }
+        const size_t v = line.find(" vmov");
+        if (v != std::string::npos && line.compare(v, 7, " vmovnt") != 0) {
+            const std::string first = line.substr(v, line.find(',', v) - v);  // "[..." or "zmmword ptr [..."
+            if (first.find('[') != std::string::npos) out += line + "\n";
+        }
+        line.clear();
+    }
+    return out;
+}
+
 // Runs body(nt_bytes, threads) with no NT stores (nt_bytes 0: the default threshold, which
 // these small shapes stay under) and with NT for every dst (1), each at 1 and 2 threads; the
 // caller's thread count comes back after. A fatal failure in body (an ASSERT, which returns
@@ -888,9 +916,8 @@ TEST(jit_bitwise, nxc_linear_pairs_by_pixel_lines) {
 
 // Direct NXC 3-D linear in D pairs: rows (od, oh) and (od + 1, oh) with the same D taps share
 // their W and H steps. At 1 and 2 threads (a split can separate a pair's rows, which then go
-// singly), with NT-sized dst (a pair's first row takes NT stores, its second NT ones in f32 and
-// plain ones in 16-bit; pixels
-// that are not whole vectors stream both rows through scratch, jit_conf::nt_stream). The
+// singly), with NT-sized dst (both of a pair's rows take NT stores; pixels that are not whole
+// vectors stream both rows through scratch, jit_conf::nt_stream). The
 // shapes keep W-planes over the separable path's limits (f32 128 KiB, f16 4 MiB at 256 bits),
 // so the direct kernel runs. Then separable NXC in row mode with D pairs (16-bit at 512 bits).
 TEST(jit_bitwise, nxc_linear_d_pairs) {
@@ -917,12 +944,30 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
         }
         EXPECT_FALSE(make_jit_conf(vol16(32, data_type::f32), core_512).nxc_separable);  // f32: the direct kernel
     }
-    {  // NT executions take the pairs: f32 both rows NT, 16-bit the second row plain
+    {  // NT executions take the pairs, both rows NT: the NT pair parts store nothing plainly
         nt_threshold nt(1);
         const auto big = problem_builder().src({1, 4, 64, 16, 8}).sizes({8, 130, 32}).mode(mode::linear);
-        EXPECT_TRUE(conf(big).d_pairs && conf(big).nt_eligible && conf(big).pairs_nt && conf(big).pair_b_nt(true));
+        EXPECT_TRUE(conf(big).d_pairs && conf(big).nt_eligible && conf(big).pairs_nt);
         const auto big16 = problem_builder().src({1, 2, 128, 16, 256}).sizes({5, 129, 16}).mode(mode::linear).dt(data_type::f16);
-        EXPECT_TRUE(conf(big16).d_pairs && conf(big16).nt_eligible && conf(big16).pairs_nt && !conf(big16).pair_b_nt(true));
+        EXPECT_TRUE(conf(big16).d_pairs && conf(big16).nt_eligible && conf(big16).pairs_nt);
+        std::vector<op_desc> nt_descs = {big};  // f32 C = 8: W-planes; C = 256: the direct kernel
+        for (data_type t : kTypes) {
+            nt_descs.push_back(big16);
+            nt_descs.back().dt = t;
+        }
+        for (const op_desc &d : nt_descs) {
+            const std::string code = primitive(primitive_desc(d)).dump_asm();
+            const std::vector<std::string> nt_pairs = {"row_dpair_nt", "blend_hd2_nt", "plane_blend_hd2_nt"};
+            int seen = 0;
+            for (const std::string &part : nt_pairs) {
+                const std::string text = part_asm(code, part);
+                if (text.empty()) continue;
+                ++seen;
+                EXPECT_NE(text.find("vmovnt"), std::string::npos) << describe(d) << " " << part;
+                EXPECT_EQ(plain_vector_stores(text), "") << describe(d) << " " << part;
+            }
+            EXPECT_EQ(seen, 1) << describe(d) << ": one NT pair part";
+        }
         // Pixels that are not whole vectors: 3-D rows stream through scratch (D pairs too),
         // 2-D rows keep plain stores.
         const auto odd = problem_builder().src({1, 4, 64, 16, 13}).sizes({9, 70, 21}).mode(mode::linear);

@@ -63,6 +63,7 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.d_pairs = c.h_pairs = c.h_runs = c.pairs_nt = c.nearest_row_pairs = c.plane_lines = c.blend_lines = false;
     c.nt_eligible = c.nt_stream = c.copy_aligned = false;
     c.n_slots = c.n_wplanes = 0;
+    c.d_cols = 0;
     c.wplane_bytes = 0;
     c.scratch_bytes = 0;
     c.rows = p.n * p.c;
@@ -809,6 +810,18 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     // bench_dtypes (three dtypes in turn) NCX 0.54-0.64x f32's time against 0.71-0.94x.
     if (lin && c.k == 3 && c.plane_mode && !c.fuse_h) c.d_pairs = d_taps_repeat(p, dl);
     c.pairs_nt = c.d_pairs && c.nt_eligible;
+    // Separable NXC D pairs with NT stores column block by column block (jit_conf.hpp,
+    // d_cols) where the four W rows pass kRunMinBytes. bench_ab on the Xeon dev VM (Emerald
+    // Rapids) against whole rows, both shim orders, vol_2x NXC (W rows of 16 KiB, blocks of
+    // 32 pixels): bf16 0.78-0.88x the time, f16 0.80-0.84x, from a cold cache and not; C = 48
+    // (blocks of 20 pixels) 0.89-0.97x; 2 threads 0.82-1.22x (median ~0.97). Executions with
+    // plain stores keep whole rows: blocks ran them 0.90-1.11x (cold: 1.06-1.08x), the dst
+    // rows' RFO streams broken into 2 KiB pieces.
+    if (c.nxc_separable && c.pairs_nt && !c.plane_mode && c.n_slots * c.ow_pad * 4 > jit_conf::kRunMinBytes) {
+        const int64_t lanes2 = 2 * w, unit = lanes2 / std::gcd(c.C, lanes2);  // block widths keep 64-byte pairs
+        const int64_t px = jit_conf::kColBlockBytes / (c.C * 4) / unit * unit;
+        if (c.row_out % lanes2 == 0 && px > 0 && px < c.OW) c.d_cols = px;
+    }
     // Linear W-planes column by column (jit_conf.hpp, wplane_cols). A/B on the dev VM against
     // row by row: c17, c23 and r15to73 NCX 0.93-0.96x the time in f32, 0.90-0.93x in f16 and
     // 0.78-0.95x in bf16; 3-D and flat NXC (C = 3, 5) 0.86-0.95x. Periodic runs: 5/3
@@ -887,6 +900,14 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         c.flat_w = true;
     c.ok = true;
     return c;
+}
+
+jit_conf d_cols_conf(const jit_conf &c, int64_t px) {
+    jit_conf b = c;
+    b.OW = px;
+    set_flat_rows(b, b.C);
+    b.d_cols = 0;
+    return b;
 }
 
 jit_conf wplane_flat_conf(const jit_conf &c, const problem &p) {

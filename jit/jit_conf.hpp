@@ -90,6 +90,15 @@ struct jit_conf {
     // makes (od, oh) and (od + 1, oh) from the four W rows in the LRU, so each src row's W
     // step is made once per D pair instead of once per od.
     bool d_pairs = false;
+    // Separable NXC 3-D in row mode with D pairs (16-bit at 512 bits), whose four W rows
+    // outgrow L1: with NT stores (pairs_nt), each D pair's rows are made column block by
+    // column block, d_cols pixels at a time (the last block the rest, d_cols_conf): per block
+    // the LRU holds the four W rows of those pixels only (kColBlockBytes each), so the W steps
+    // write and the blends read them in L1, not L2. Block edges stay on 64-byte vector pairs
+    // (d_cols * C a multiple of 2 * simd_w, in rows of whole pairs), so every NT store keeps
+    // the row's alignment. 0: off.
+    int64_t d_cols = 0;
+    static constexpr int64_t kColBlockBytes = int64_t(4) << 10;
     // Separable 2-D linear in row mode (the W-row LRU; NCX, separable NXC): output rows oh and
     // oh + 1 with the same H taps go to one blend2 call, which loads each vector of the two W
     // rows once for both (jit_ncx_vblend). Set as d_pairs is, on the H axis.
@@ -375,6 +384,9 @@ struct jit_conf {
 
 // jit_conf::flat_w: the conf of the W pass that makes a flat W-plane (one D slice of p).
 jit_conf wplane_flat_conf(const jit_conf &c, const problem &p);
+// The conf of a column block of px pixels of c's rows (jit_conf::d_cols): the W step and the
+// blends of that many pixels.
+jit_conf d_cols_conf(const jit_conf &c, int64_t px);
 // unit_w: p is an NCX problem whose trailing unit axes (in == out == 1) were dropped (the
 // view kernels, src/jit_drivers.cpp); see jit_conf::unit_w.
 jit_conf make_jit_conf(const problem &p, kernel_isa isa, bool unit_w = false);

@@ -50,6 +50,13 @@ public:
         if (blend_final_nt_) v.push_back(part((blend + "_nt").c_str(), *blend_final_nt_));
         if (blend_pair_) v.push_back(part((blend + "2").c_str(), *blend_pair_));
         if (blend_pair_nt_) v.push_back(part((blend + "2_nt").c_str(), *blend_pair_nt_));
+        for (int b = 0; b < 2; ++b) {  // column blocks (conf.d_cols): the block, the last one
+            const cols_kernels &k = cols_[b];
+            if (!k.wrow) continue;
+            const std::string sfx = b == 0 ? "_cols" : "_cols_last";
+            v.push_back(part(("wrow" + sfx).c_str(), *k.wrow));
+            v.push_back(part(("blend_hd2" + sfx + "_nt").c_str(), *k.pair_nt));
+        }
         if (blend_run_) v.push_back(part("blend_run", *blend_run_));
         if (blend_run_nt_) v.push_back(part("blend_run_nt", *blend_run_nt_));
         if (stream_) v.push_back(part("row_stream", *stream_));
@@ -109,6 +116,7 @@ private:
         if (conf_.nxc_separable) {  // the NXC row kernel makes the W-step rows
             wrow_ = std::make_unique<wrow_t>(conf_, false, true);
             wrow_->generate();
+            if (conf_.d_cols) generate_cols(p);
         } else if (conf_.flat_w) {  // the W-plane flat, from its own conf (jit_conf::flat_w)
             wconf_ = wplane_flat_conf(conf_, p);
             wpass_ = std::make_unique<wpass_t>(wconf_, false);
@@ -168,7 +176,31 @@ private:
         }
     }
 
+    void generate_cols(const problem &p) {
+        const int64_t last = p.out[2] - (p.out[2] - 1) / conf_.d_cols * conf_.d_cols;
+        for (int b = 0; b < 2; ++b) {
+            const int64_t px = b == 0 ? conf_.d_cols : last;
+            if (b == 1 && px == conf_.d_cols) break;  // blocks of one width
+            cols_kernels &k = cols_[b];
+            k.conf = d_cols_conf(conf_, px);
+            k.px = px;
+            k.wrow = std::make_unique<wrow_t>(k.conf, false, true);
+            k.wrow->generate();
+            k.pair_nt = std::make_unique<vblend_t>(k.conf, true, true, true, false, true);  // NT executions only
+            k.pair_nt->generate();
+        }
+    }
+
     jit_conf wconf_;  // flat_w: the W pass's conf, which its generator keeps a reference to
+    // Column blocks (conf.d_cols): per block width (d_cols pixels, then the last block's) its
+    // conf, which the generators keep a reference to, its W step and its NT D-pair blend.
+    struct cols_kernels {
+        jit_conf conf;
+        int64_t px = 0;
+        std::unique_ptr<wrow_t> wrow;
+        std::unique_ptr<vblend_t> pair_nt;
+    };
+    cols_kernels cols_[2];
     std::unique_ptr<wpass_t> wpass_, wpass_nt_, h2_, pair_;
     std::unique_ptr<wrow_t> wrow_;
     std::unique_ptr<vblend_t> blend_final_, blend_final_nt_, blend_pair_, blend_pair_nt_, blend_run_, blend_run_nt_;
@@ -474,11 +506,12 @@ private:
         return a;
     }
     // The W step of src row k into `to`.
-    void w_step(w_step_args &a, const exec_ctx &x, int64_t k, uint8_t *to) const {
-        if (wrow_) {
+    // wk: a column block's W step (conf.d_cols; a.ra.wtab then at the block's first pixel).
+    void w_step(w_step_args &a, const exec_ctx &x, int64_t k, uint8_t *to, const wrow_t *wk = nullptr) const {
+        if (wk || wrow_) {
             a.ra.src[0] = x.src + k * conf_.src_row_bytes;
             a.ra.dst = to;
-            wrow_->fn()(&a.ra);
+            (wk ? wk : wrow_.get())->fn()(&a.ra);
         } else {
             a.wa.src = x.src + k * conf_.src_row_bytes;
             a.wa.dst = to;
@@ -565,22 +598,32 @@ private:
         w_step_args ws = w_step_setup(x);
         jit_pass_args &wa = ws.wa;  // k == 1 and the fused H steps use it directly
         // The W pass of src row k, from the LRU (n_slots = 2 * nd); `pin` holds the rows the
-        // caller needs at the same time (k among them), which are never the victim.
+        // caller needs at the same time (k among them), which are never the victim. In a column
+        // block (conf.d_cols) the slots hold that block's pixels (slot_bytes, the W step wk).
         using pins = std::array<int64_t, 4>;
+        size_t slot_bytes = row_f32;
+        const wrow_t *wk = nullptr;
         auto w_row = [&](int64_t k, const pins &pin) -> const uint8_t * {
             int victim = -1;
             for (int i = 0; i < conf_.n_slots; ++i) {
                 if (key[i] == k) {
                     stamp[i] = ++clock;
-                    return slots + i * row_f32;
+                    return slots + i * slot_bytes;
                 }
                 const bool pinned = std::find(pin.begin(), pin.end(), key[i]) != pin.end();
                 if (!pinned && (victim < 0 || stamp[i] < stamp[victim])) victim = i;
             }
-            w_step(ws, x, k, slots + victim * row_f32);
+            w_step(ws, x, k, slots + victim * slot_bytes, wk);
             key[victim] = k;
             stamp[victim] = ++clock;
-            return slots + victim * row_f32;
+            return slots + victim * slot_bytes;
+        };
+        // Column blocks: the slots' rows change width, so none is kept across a switch.
+        auto use_block = [&](const cols_kernels *b, int64_t ow0) {
+            std::fill(std::begin(key), std::end(key), -1);
+            slot_bytes = b ? static_cast<size_t>(b->conf.ow_pad) * 4 : row_f32;
+            wk = b ? b->wrow.get() : nullptr;
+            ws.ra.wtab = tables_.wtab.data() + ow0 * conf_.wtab_stride;
         };
         jit_pass_args ba{};
         ba.flags = x.flags;
@@ -614,14 +657,27 @@ private:
                     const linear_tap &tb = tables_.d.lin[o.od + 1];
                     ba.wb0 = tb.w0;
                     ba.wb1 = tb.w1;
-                    for (int64_t oh = 0; oh < plane_rows; ++oh, out += conf_.dst_row_bytes) {
-                        const linear_tap &h = tables_.h.lin[oh];
-                        rows_of(h);
-                        ba.w0 = h.w0;
-                        ba.w1 = h.w1;
-                        ba.dst = out;
-                        ba.dst_b = out + plane_bytes;
-                        blend_pair(&ba);
+                    auto pair_rows = [&](uint8_t *to, typename vblend_t::fn_t fn) {
+                        for (int64_t oh = 0; oh < plane_rows; ++oh, to += conf_.dst_row_bytes) {
+                            const linear_tap &h = tables_.h.lin[oh];
+                            rows_of(h);
+                            ba.w0 = h.w0;
+                            ba.w1 = h.w1;
+                            ba.dst = to;
+                            ba.dst_b = to + plane_bytes;
+                            fn(&ba);
+                        }
+                    };
+                    if (conf_.d_cols && nt) {  // block by block: d_cols pixels of every row, the last one the rest
+                        const int64_t bytes_px = conf_.C * conf_.esize;
+                        for (int64_t ow0 = 0; ow0 < conf_.OW; ow0 += conf_.d_cols) {
+                            const cols_kernels &b = cols_[ow0 + conf_.d_cols >= conf_.OW && cols_[1].wrow ? 1 : 0];
+                            use_block(&b, ow0);
+                            pair_rows(out + ow0 * bytes_px, b.pair_nt->fn());
+                        }
+                        use_block(nullptr, 0);
+                    } else {
+                        pair_rows(out, blend_pair);
                     }
                     r += 2 * plane_rows - 1;  // the loop's step then leaves od + 1
                     ++o.od;

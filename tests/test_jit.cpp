@@ -1028,6 +1028,63 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
     EXPECT_EQ(saw_pairs, any512) << "the 512-bit row mode blends D pairs";
 }
 
+// Separable NXC D pairs column block by column block (jit_conf::d_cols; 16-bit at 512 bits,
+// NT stores): W-planes over 1.5 MiB. C = 48: blocks of 20 pixels (4 KiB W rows, widths kept to
+// 64-byte pairs), OW = 70 in 20, 20, 20 and a last block of 10; C = 32: 4 blocks of 32;
+// C = 40: blocks of 24 (unit 4), OW = 100 ending on 4; IH = 2, where a block's first rows
+// are W rows the block before also held (its slots must not be taken for them). D 2x, so od 1
+// and 2 pair (2 threads split them: singles, whole rows). Bitwise at 1 and 2 threads, with NT stores and plain
+// ones (whole rows), both transforms; the dispatched 512-bit kernels have the block parts.
+TEST(jit_bitwise, nxc_d_pair_cols) {
+    REQUIRE_AVX2();
+    struct shape {
+        std::vector<int64_t> in, out;
+        int64_t c, cols, last;
+    };
+    const std::vector<shape> shapes = {{{2, 64, 35}, {4, 64, 70}, 48, 20, 10},
+                                       {{2, 50, 64}, {4, 100, 128}, 32, 32, 32},
+                                       {{2, 50, 50}, {4, 51, 100}, 40, 24, 4},
+                                       {{2, 2, 1050}, {4, 4, 2100}, 48, 20, 20}};
+    {
+        const kernel_isa bf16_512(cpu_isa::avx512_core_bf16), core_512(cpu_isa::avx512_core);
+        for (const shape &sh : shapes)
+            for (data_type t : {data_type::bf16, data_type::f16}) {
+                const problem p = make_problem(problem_builder().src(layout(data_format::nxc, 1, sh.c, sh.in)).sizes(sh.out).mode(mode::linear).dt(t));
+                const kernel_isa k = t == data_type::bf16 ? bf16_512 : core_512;
+                EXPECT_EQ(make_jit_conf(p, k).d_cols, 0) << sh.c << ": plain stores, whole rows";
+                nt_threshold nt(1);
+                const jit_conf c = make_jit_conf(p, k);
+                EXPECT_TRUE(c.nxc_separable && !c.plane_mode && c.pairs_nt) << sh.c;
+                EXPECT_EQ(c.d_cols, sh.cols) << sh.c;
+                const jit_conf last = d_cols_conf(c, sh.out[2] - (sh.out[2] - 1) / sh.cols * sh.cols);
+                EXPECT_EQ(last.OW, sh.last == sh.cols ? sh.cols : sh.last) << sh.c;
+                EXPECT_EQ(last.row_out, last.OW * sh.c);
+                EXPECT_EQ(make_jit_conf(p, cpu_isa::avx2).d_cols, 0) << sh.c << ": 256 bits, W-planes";
+            }
+    }
+    uint32_t seed = 3100;
+    int saw_cols = 0, saw_last = 0;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (const shape &sh : shapes)
+            for (data_type t : {data_type::bf16, data_type::f16})
+                for (auto ct : kCtms) {
+                    const auto d = problem_builder().src(layout(data_format::nxc, 1, sh.c, sh.in)).sizes(sh.out).mode(mode::linear).ctm(ct).dt(t);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                        << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                    primitive_desc pd(d);
+                    if (pd.vector_bits() != 512 || nt_bytes == 0 || threads != 1) continue;
+                    const std::string code = primitive(pd).dump_asm();
+                    saw_cols += code.find("; part blend_hd2_cols_nt") != std::string::npos;
+                    saw_last += code.find("; part blend_hd2_cols_last_nt") != std::string::npos;
+                }
+    });
+    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core) {
+        EXPECT_EQ(saw_cols, 16) << "every shape, dtype and transform in blocks";
+        EXPECT_EQ(saw_last, 8) << "C = 48 and 40 end on a narrower block";
+    }
+}
+
 // The NXC row kernels' channel loop (vector_loop): four vectors per trip, then the rest. C of
 // 4 to 9 full vectors (at the dispatched width), with and without the overlapping tail, so the
 // trips end on each remainder, through each kernel (its conf checked at AVX2): the single row

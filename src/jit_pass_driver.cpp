@@ -116,7 +116,7 @@ private:
         if (conf_.nxc_separable) {  // the NXC row kernel makes the W-step rows
             wrow_ = std::make_unique<wrow_t>(conf_, false, true);
             wrow_->generate();
-            if (conf_.d_cols) generate_cols(p);
+            if (conf_.d_cols) generate_cols();
         } else if (conf_.flat_w) {  // the W-plane flat, from its own conf (jit_conf::flat_w)
             wconf_ = wplane_flat_conf(conf_, p);
             wpass_ = std::make_unique<wpass_t>(wconf_, false);
@@ -176,14 +176,13 @@ private:
         }
     }
 
-    void generate_cols(const problem &p) {
-        const int64_t last = p.out[2] - (p.out[2] - 1) / conf_.d_cols * conf_.d_cols;
+    void generate_cols() {
+        const int64_t last = conf_.OW - (conf_.OW - 1) / conf_.d_cols * conf_.d_cols;
         for (int b = 0; b < 2; ++b) {
             const int64_t px = b == 0 ? conf_.d_cols : last;
             if (b == 1 && px == conf_.d_cols) break;  // blocks of one width
             cols_kernels &k = cols_[b];
             k.conf = d_cols_conf(conf_, px);
-            k.px = px;
             k.wrow = std::make_unique<wrow_t>(k.conf, false, true);
             k.wrow->generate();
             k.pair_nt = std::make_unique<vblend_t>(k.conf, true, true, true, false, true);  // NT executions only
@@ -196,7 +195,6 @@ private:
     // conf, which the generators keep a reference to, its W step and its NT D-pair blend.
     struct cols_kernels {
         jit_conf conf;
-        int64_t px = 0;
         std::unique_ptr<wrow_t> wrow;
         std::unique_ptr<vblend_t> pair_nt;
     };

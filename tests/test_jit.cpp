@@ -78,7 +78,7 @@ int64_t check_case(const op_desc &d, uint32_t seed, bool guard_at_end, bool spec
     primitive(rpd).execute(src.data(), ref.data());
     // Only in the emulator lane (tests/emu/lane.sh): accept Bochs 2.7's f16 tie bug, classified
     // rigorously (emu/bochs_f16.hpp). Never set on real hardware.
-    static const bool bochs = std::getenv("XINTERP_TEST_BOCHS_F16_TIES") != nullptr;
+    static const bool bochs = emulated();
     std::vector<float> exact;
     if (bochs && d.dt == data_type::f16 && d.mode != mode::nearest) exact = xt::exact_f32_of_f16(d, src.data());
     int64_t bad = 0;

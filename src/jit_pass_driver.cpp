@@ -159,7 +159,7 @@ private:
             if ((hd && conf_.d_pairs) || (p.k == 2 && !plane && conf_.h_pairs)) {
                 blend_pair_ = std::make_unique<vblend_t>(conf_, true, false, hd, plane, true);
                 blend_pair_->generate();
-                if (conf_.pairs_nt) {
+                if (conf_.pairs_nt && !conf_.d_cols) {  // column blocks: NT pairs go by blocks (cols_)
                     blend_pair_nt_ = std::make_unique<vblend_t>(conf_, true, true, hd, plane, true);
                     blend_pair_nt_->generate();
                 }
@@ -651,7 +651,8 @@ private:
                 };
                 // A whole plane od that starts a D pair, with od + 1's whole plane in range:
                 // both from one call per row (the same four W rows, each H step made once).
-                if (blend_pair && o.oh == 0 && tables_.d_pair_start[o.od] && r + 2 * plane_rows <= r1) {
+                const bool cols = conf_.d_cols && nt;  // NT pairs block by block (generate_cols)
+                if ((blend_pair || cols) && o.oh == 0 && tables_.d_pair_start[o.od] && r + 2 * plane_rows <= r1) {
                     const linear_tap &tb = tables_.d.lin[o.od + 1];
                     ba.wb0 = tb.w0;
                     ba.wb1 = tb.w1;
@@ -666,7 +667,7 @@ private:
                             fn(&ba);
                         }
                     };
-                    if (conf_.d_cols && nt) {  // block by block: d_cols pixels of every row, the last one the rest
+                    if (cols) {  // block by block: d_cols pixels of every row, the last one the rest
                         const int64_t bytes_px = conf_.C * conf_.esize;
                         for (int64_t ow0 = 0; ow0 < conf_.OW; ow0 += conf_.d_cols) {
                             const cols_kernels &b = cols_[ow0 + conf_.d_cols >= conf_.OW && cols_[1].wrow ? 1 : 0];

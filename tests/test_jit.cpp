@@ -962,7 +962,7 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
         }
         for (const op_desc &d : nt_descs) {
             const std::string code = primitive(primitive_desc(d)).dump_asm();
-            const std::vector<std::string> nt_pairs = {"row_dpair_nt", "blend_hd2_nt", "plane_blend_hd2_nt"};
+            const std::vector<std::string> nt_pairs = {"row_dpair_nt", "blend_hd2_nt", "plane_blend_hd2_nt", "blend_hd2_cols_nt"};
             int seen = 0;
             for (const std::string &part : nt_pairs) {
                 const std::string text = part_asm(code, part);

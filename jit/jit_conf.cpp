@@ -186,6 +186,20 @@ bool flat_rows_fit(const problem &p, int64_t fc) {
 // their own (make_jit_conf makes one for the flat rows only).
 linear_tap w_tap(const problem &p, int64_t o) { return linear_coord(o, p.in[2], p.out[2], p.ctm); }
 
+// jit_conf::px_pairs: the first pixel (0 or 1) from which the most consecutive pixel pairs
+// share their W taps, and how many do; kept where they cover at least half the row.
+void set_px_pairs(jit_conf &c, const problem &p) {
+    int64_t best = 0, first = 0;
+    for (int64_t f = 0; f < 2; ++f) {
+        int64_t n = 0;
+        while (f + 2 * n + 1 < p.out[2] && w_tap(p, f + 2 * n).same_taps(w_tap(p, f + 2 * n + 1))) ++n;
+        if (n > best) best = n, first = f;
+    }
+    if (best * 4 < p.out[2]) return;
+    c.px_first = first;
+    c.px_pairs = best;
+}
+
 // Whether flat rows of p.c channels would have windows at isa (scan_windows), from p's W taps
 // alone (nearest: its index as both): the narrow-pixel rules ask before any table is built.
 // Two windows (window2, 512 bits) count for C <= 4: against narrow pixels, flat rows that
@@ -619,6 +633,11 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         // rows 32 KiB, so the 2M + M + 1 streams of a pixel fall into one L1 set (8 ways).
         const int64_t row_out = c.OW * c.C * c.esize, row_in = c.IW * c.C * c.esize;
         if (c.same_pairs && 4 * row_out < (int64_t(1) << 31) && 2 * row_in < (int64_t(1) << 31)) c.same_run = 2;
+        // Pixel pairs in the runs (jit_conf.hpp, px_pairs). bench_ab on the Xeon dev VM, both
+        // orders: fpn_2x and yolo_2x NXC 16-bit 0.90-1.00x the time, C = 32-128 0.86-0.93x;
+        // f32 ran 1.07-1.09x slower at 16x16 -> 32x32 C = 128 and even elsewhere, so it keeps
+        // single pixels.
+        if (c.same_run && w == 16 && c.esize == 2 && c.c_tail == 0 && !c.narrow) set_px_pairs(c, p);
         if (lin && c.k == 3 && !c.nxc_separable && c.dt != data_type::bf16)  // bf16 is separable anyway
             c.d_pairs = d_taps_repeat(p, dl);
         // Nearest, pixels of whole vectors: rows that repeat their src row come in pairs from

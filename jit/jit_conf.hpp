@@ -79,6 +79,13 @@ struct jit_conf {
     // 3 + 1 / same_run FMA-pipe ops and (same_run + 1) / same_run loads, against 4 and 2 in
     // pairs. The runs are fixed per kernel (jit_tables::h_run_start). 0: off.
     int same_run = 0;
+    // The run kernel's pixel pairs (16-bit at 512 bits, whole channel vectors): output pixels
+    // px_first + 2j and px_first + 2j + 1, j < px_pairs, read the same two W taps (2x
+    // half_pixel: pixels 2i + 1 and 2i + 2 blend src pixels i and i + 1), so per src row and
+    // channel vector the run kernel loads and widens the two taps once for both pixels, then
+    // makes each pixel's W step from them (the same bits: only the loads are shared). The
+    // pixels before px_first and after the pairs go singly. 0: off.
+    int64_t px_first = 0, px_pairs = 0;
     // Direct NXC 3-D linear (f32, f16): output rows (od, oh) and (od + 1, oh) whose D taps are
     // the same (2x half_pixel: od = 2j + 1, 2j + 2) go to a D-pair kernel: one W and H pass
     // for both rows, then each row's D step (8 FMA-pipe ops per output vector instead of 14).

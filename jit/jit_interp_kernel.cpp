@@ -31,6 +31,14 @@ jit_interp_kernel<isa>::jit_interp_kernel(const jit_conf &conf, bool nt, bool w_
 // folded in), where vpmovzxwd + vpslld take two shuffle-pipe ops per 8 channels.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::w_step(const Vmm &r, const Address &a0, const Address &a1, int64_t n, int half) {
+    w_taps(a0, a1, n, half);
+    vmulps(r, vmm_w0, vmm_a);
+    vfmadd231ps(r, vmm_w1, vmm_b);
+}
+
+// w_step's taps alone, into vmm_a and vmm_b (the run kernel's pixel pairs share them).
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::w_taps(const Address &a0, const Address &a1, int64_t n, int half) {
     for (const auto &[v, a] : {std::pair<const Vmm &, const Address &>{vmm_a, a0}, {vmm_b, a1}}) {
         if (half < 0) {
             load_f32(conf_.dt, v, a, n);
@@ -45,8 +53,6 @@ void jit_interp_kernel<isa>::w_step(const Vmm &r, const Address &a0, const Addre
             vpand(v, vmm_hi, a);
         }
     }
-    vmulps(r, vmm_w0, vmm_a);
-    vfmadd231ps(r, vmm_w1, vmm_b);
 }
 
 // The H and D steps of the canonical order, on W results already in vmm_rw[] (k >= 2).
@@ -391,16 +397,18 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
 // narrow or unrolled pixels where the conf has them. compute (compute_fn) makes and stores the
 // channels; dst_add(bytes) steps the output pointers.
 template <cpu_isa isa>
-void jit_interp_kernel<isa>::pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, const compute_fn &compute2) {
+void jit_interp_kernel<isa>::pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, const compute_fn &compute2,
+                                        int64_t n_px) {
     const jit_conf &c = conf_;
+    if (n_px < 0) n_px = c.OW;
     auto advance = [&](int bytes) {
         add(reg_p0, bytes);
         add(reg_p1, bytes);
         dst_add(bytes);
     };
     if (c.narrow) return narrow_loop(compute, dst_add, c.esize);
-    if (c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, c.esize, compute2);
-    for_pixels(c.OW, [&] {
+    if (c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, c.esize, compute2, n_px);
+    for_pixels(n_px, [&] {
         const int v_bytes = simd_w * c.esize;
         vector_loop(c.c_full, v_bytes, v_bytes, compute, [&](int vecs) { advance(vecs * v_bytes); }, compute2);
         if (c.c_tail > 0) {  // the overlapping last vector, as in gen_nxc_linear
@@ -462,11 +470,11 @@ void jit_interp_kernel<isa>::for_pixels(int64_t n, const std::function<void()> &
 // NXC linear's same-taps pairs made 6 such instructions per 14), and one output step per pixel.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::unrolled_pixels(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es,
-                                             const compute_fn &compute2) {
+                                             const compute_fn &compute2, int64_t n_px) {
     const jit_conf &c = conf_;
     const int in_v = simd_w * c.esize, out_v = simd_w * out_es, full = static_cast<int>(c.c_full);
     const int back = static_cast<int>(simd_w - c.c_tail);  // the last vector ends at C
-    for_pixels(c.OW, [&] {
+    for_pixels(n_px < 0 ? c.OW : n_px, [&] {
         for (int v = 0; v < full;) {
             const bool two = compute2 && v + 1 < full;
             (two ? compute2 : compute)(simd_w, v * in_v, v * out_v);
@@ -547,13 +555,17 @@ void jit_interp_kernel<isa>::store_px(data_type dt, const Address &a, const Vmm 
 // src_row_bytes steps, and output rows 2m, 2m + 1 (m < M, dst_row_bytes apart from dst) blend
 // W(i + m) and W(i + m + 1) with (wh0, wh1) and (wd0, wd1). Per pixel and channel vector each
 // W step is made once and serves the pair before it and the pair after it; only two W results
-// are live at a time. The same W and H steps as the pair kernel, so the same bits.
+// are live at a time. The same W and H steps as the pair kernel, so the same bits. Pixel
+// pairs (conf.px_pairs): the body takes npx = 2 pixels whose W taps are the same, the second
+// C elements on in dst with its own W weights (wb0, wb1), from one load and widening of the
+// taps per src row.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::gen_nxc_linear_run() {
     const jit_conf &c = conf_;
     const int M = c.same_run;
     const int srb = static_cast<int>(c.src_row_bytes), drb = static_cast<int>(c.dst_row_bytes);  // jit_conf: 2M rows fit int32
-    Vmm w_prev(12), w_cur(13);
+    const int pxb = static_cast<int>(c.C * c.esize);                                           // the second pixel of a pair
+    const Vmm wb0(23), wb1(24);  // its W weights
     mov(reg_dst, ARG(dst));
     mov(reg_tab, ARG(wtab));
     mov(reg_row[0], ARG(src[0]));
@@ -561,49 +573,75 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
     vbroadcastss(vmm_wh1, ARG(wh[1]));
     vbroadcastss(vmm_wd0, ARG(wd[0]));
     vbroadcastss(vmm_wd1, ARG(wd[1]));
-    auto src_row = [&](const Vmm &r, int m, int64_t n, int off) {
-        w_step(r, ptr[reg_p0 + m * srb + off], ptr[reg_p1 + m * srb + off], n);
+    // W of src row m for npx pixels into r[0 .. npx - 1], from one load of the taps.
+    auto w_rows = [&](const Vmm *r, int npx, int m, int64_t n, int off, int half) {
+        w_taps(ptr[reg_p0 + m * srb + off], ptr[reg_p1 + m * srb + off], n, half);
+        for (int px = 0; px < npx; ++px) {
+            vmulps(r[px], px ? wb0 : vmm_w0, vmm_a);
+            vfmadd231ps(r[px], px ? wb1 : vmm_w1, vmm_b);
+        }
     };
-    auto compute = [&](int64_t n, int src_off, int dst_off) {
-        Vmm prev = w_prev, cur = w_cur;
-        src_row(prev, 0, n, src_off);
+    // Output row 2m - 2 + row of pixel px from its W steps prev and cur (H result in hd).
+    auto h_step = [&](const Vmm &hd, int row, const Vmm &prev, const Vmm &cur) {
+        vmulps(hd, row ? vmm_wd0 : vmm_wh0, prev);
+        vfmadd231ps(hd, row ? vmm_wd1 : vmm_wh1, cur);
+    };
+    auto at = [&](int m, int row, int px, int dst_off) { return ptr[reg_dst + (2 * m - 2 + row) * drb + dst_off + px * pxb]; };
+    // W results of pixel px in w[px]: 12 and 13 for the first pixel, 19 and 20 for the second.
+    auto compute = [&](int npx, int64_t n, int src_off, int dst_off) {
+        Vmm prev[2] = {Vmm(12), Vmm(19)}, cur[2] = {Vmm(13), Vmm(20)};
+        w_rows(prev, npx, 0, n, src_off, -1);
         for (int m = 1; m <= M; ++m) {
-            src_row(cur, m, n, src_off);
-            vmulps(vmm_hd0, vmm_wh0, prev);
-            vfmadd231ps(vmm_hd0, vmm_wh1, cur);
-            store_px(c.dt, ptr[reg_dst + (2 * m - 2) * drb + dst_off], vmm_hd0, n, false);  // clobbers the io temps only
-            vmulps(vmm_hd0, vmm_wd0, prev);
-            vfmadd231ps(vmm_hd0, vmm_wd1, cur);
-            store_px(c.dt, ptr[reg_dst + (2 * m - 1) * drb + dst_off], vmm_hd0, n, false);
+            w_rows(cur, npx, m, n, src_off, -1);
+            for (int row = 0; row < 2; ++row)
+                for (int px = 0; px < npx; ++px) {
+                    h_step(vmm_hd0, row, prev[px], cur[px]);
+                    store_px(c.dt, at(m, row, px, dst_off), vmm_hd0, n, false);  // clobbers the io temps only
+                }
             std::swap(prev, cur);
         }
     };
     // 32 channels at once (words_pair): their even and odd halves (i = 0, 1), W results in
-    // 12, 13 and 16, 17 (AVX-512 only), H results in vmm_hd0 and 18.
-    auto compute2 = [&](int64_t, int src_off, int dst_off) {
-        Vmm prev[2] = {w_prev, Vmm(16)}, cur[2] = {w_cur, Vmm(17)};
+    // 12, 13 and 16, 17 (the second pixel's 19, 20 and 21, 22; AVX-512 only), H results in
+    // vmm_hd0 and 18.
+    auto compute2 = [&](int npx, int64_t, int src_off, int dst_off) {
+        Vmm prev[2][2] = {{Vmm(12), Vmm(19)}, {Vmm(16), Vmm(21)}}, cur[2][2] = {{Vmm(13), Vmm(20)}, {Vmm(17), Vmm(22)}};  // [half][px]
         const Vmm hd[2] = {vmm_hd0, Vmm(18)};
-        auto halves = [&](Vmm *r, int m) {
-            for (int i = 0; i < 2; ++i) w_step(r[i], ptr[reg_p0 + m * srb + src_off], ptr[reg_p1 + m * srb + src_off], simd_w, i);
-        };
-        halves(prev, 0);
+        for (int i = 0; i < 2; ++i) w_rows(prev[i], npx, 0, simd_w, src_off, i);
         for (int m = 1; m <= M; ++m) {
-            halves(cur, m);
-            for (int i = 0; i < 2; ++i) {
-                vmulps(hd[i], vmm_wh0, prev[i]);
-                vfmadd231ps(hd[i], vmm_wh1, cur[i]);
-            }
-            store_words_eo(ptr[reg_dst + (2 * m - 2) * drb + dst_off], hd[0], hd[1]);
-            for (int i = 0; i < 2; ++i) {
-                vmulps(hd[i], vmm_wd0, prev[i]);
-                vfmadd231ps(hd[i], vmm_wd1, cur[i]);
-            }
-            store_words_eo(ptr[reg_dst + (2 * m - 1) * drb + dst_off], hd[0], hd[1]);
-            for (int i = 0; i < 2; ++i) std::swap(prev[i], cur[i]);
+            for (int i = 0; i < 2; ++i) w_rows(cur[i], npx, m, simd_w, src_off, i);
+            for (int row = 0; row < 2; ++row)
+                for (int px = 0; px < npx; ++px) {
+                    for (int i = 0; i < 2; ++i) h_step(hd[i], row, prev[i][px], cur[i][px]);
+                    store_words_eo(at(m, row, px, dst_off), hd[0], hd[1]);
+                }
+            std::swap(prev, cur);
         }
     };
+    auto one = [&](int npx) -> compute_fn { return [=](int64_t n, int s, int d) { compute(npx, n, s, d); }; };
+    auto two = [&](int npx) -> compute_fn {
+        if (!words_pair()) return compute_fn();
+        return [=](int64_t n, int s, int d) { compute2(npx, n, s, d); };
+    };
+    auto dst_add = [&](int bytes) { add(reg_dst, bytes); };
     if (words_pair()) words_pair_consts();
-    pixel_loop(compute, [&](int bytes) { add(reg_dst, bytes); }, words_pair() ? compute_fn(compute2) : compute_fn());
+    if (!c.px_pairs) return pixel_loop(one(1), dst_add, two(1));
+    if (c.px_first) pixel_loop(one(1), dst_add, two(1), c.px_first);
+    const int vb = simd_w * c.esize;
+    for_pixels(c.px_pairs, [&] {
+        vbroadcastss(wb0, ptr[reg_tab + c.wtab_stride + 16]);
+        vbroadcastss(wb1, ptr[reg_tab + c.wtab_stride + 20]);
+        auto step = [&](int vecs) {
+            add(reg_p0, vecs * vb);
+            add(reg_p1, vecs * vb);
+            add(reg_dst, vecs * vb);
+        };
+        vector_loop(c.c_full, vb, vb, one(2), step, two(2));
+        add(reg_dst, pxb);  // past the second pixel (c_tail is 0 with pixel pairs)
+        add(reg_tab, c.wtab_stride);
+    });
+    const int64_t rest = c.OW - c.px_first - 2 * c.px_pairs;
+    if (rest) pixel_loop(one(1), dst_add, two(1), rest);
 }
 
 template <cpu_isa isa>

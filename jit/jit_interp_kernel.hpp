@@ -63,6 +63,7 @@ private:
     // its even / odd channels, widened from the block's dwords with vmm_hi (gen_nxc_linear on
     // AVX2, words_pair on AVX-512).
     void w_step(const Vmm &r, const Xbyak::Address &a0, const Xbyak::Address &a1, int64_t n, int half = -1);
+    void w_taps(const Xbyak::Address &a0, const Xbyak::Address &a1, int64_t n, int half);  // into vmm_a, vmm_b
     void combine_taps(const Vmm &out);  // vmm_rw / vmm_hd0 -> H and D steps -> out
 
     void gen_nxc_linear();
@@ -72,8 +73,9 @@ private:
     // reg_p0 / reg_p1 and dst_off from the output pointers.
     using compute_fn = std::function<void(int64_t, int, int)>;
     // compute2 (optional; full vectors): the same for two vectors at once, at the offsets
-    // and one vector on (words_pair).
-    void pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, const compute_fn &compute2 = nullptr);
+    // and one vector on (words_pair). n_px: the pixels from the current record (-1: OW).
+    void pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, const compute_fn &compute2 = nullptr,
+                    int64_t n_px = -1);
     void pixel_taps();
     void for_pixels(int64_t n, const std::function<void()> &body);  // n pixels: taps, body, next record
     static constexpr int64_t kUnrollC = 4;  // pixels of up to this many full vectors: unrolled_pixels
@@ -83,7 +85,7 @@ private:
     void vector_loop(int64_t n, int in_v, int out_v, const compute_fn &compute, const std::function<void(int)> &step,
                      const compute_fn &compute2 = nullptr);
     void unrolled_pixels(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es,
-                         const compute_fn &compute2 = nullptr);
+                         const compute_fn &compute2 = nullptr, int64_t n_px = -1);
     // AVX-512 bf16 where the tier rounds it natively: the direct kernels with plain stores
     // (single rows, row pairs, same-taps runs) make a pixel's channels 32 at a time, as their
     // even and their odd halves (w_step's), and round each output row's two halves as 32

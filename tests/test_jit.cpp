@@ -691,6 +691,60 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
     });
 }
 
+// The run kernel's pixel pairs (conf.px_pairs; 16-bit at 512 bits, whole channel vectors):
+// pixels that read the same W taps two at a time from one load of each tap. The conf: 2x
+// half_pixel pairs pixels (1, 2) .. (OW - 3, OW - 2) with 0 and OW - 1 alone; IW = 1 pairs
+// (0, 1); none in f32, at 256 bits, with a channel tail, or where under a quarter of the row
+// pairs (9 -> 14). Bitwise in f32, bf16 and f16 at 1 and 2 threads, with and without
+// NT-sized dst (the run kernel keeps plain stores), for C of one to ten vectors (unrolled
+// pixels and the channel loop's trips and remainders; bf16 32 channels at a time, C = 48
+// ending on a single vector), and the dispatched 512-bit kernel's 16-bit confs have the pairs.
+TEST(jit_bitwise, nxc_run_pixel_pairs) {
+    REQUIRE_AVX2();
+    auto conf_of = [](const std::vector<int64_t> &in, const std::vector<int64_t> &out, int64_t c, data_type t, kernel_isa k) {
+        return make_jit_conf(make_problem(problem_builder().src(layout(data_format::nxc, 1, c, in)).sizes(out).mode(mode::linear).dt(t)), k);
+    };
+    const kernel_isa core_512(cpu_isa::avx512_core), bf16_512(cpu_isa::avx512_core_bf16);
+    const jit_conf fpn = conf_of({32, 32}, {64, 64}, 256, data_type::f16, core_512);
+    EXPECT_EQ(fpn.same_run, 2);
+    EXPECT_EQ(fpn.px_first, 1);
+    EXPECT_EQ(fpn.px_pairs, 31);
+    const jit_conf fpn_bf16 = conf_of({32, 32}, {64, 64}, 256, data_type::bf16, bf16_512);
+    EXPECT_TRUE(!fpn_bf16.nxc_separable && fpn_bf16.px_first == 1 && fpn_bf16.px_pairs == 31);
+    const jit_conf one = conf_of({5, 1}, {10, 2}, 32, data_type::f16, core_512);
+    EXPECT_TRUE(one.px_first == 0 && one.px_pairs == 1);
+    const jit_conf f32 = conf_of({32, 32}, {64, 64}, 256, data_type::f32, core_512);
+    EXPECT_TRUE(f32.same_run == 2 && f32.px_pairs == 0) << "f32";
+    EXPECT_EQ(conf_of({32, 32}, {64, 64}, 256, data_type::f16, cpu_isa::avx2).px_pairs, 0) << "256 bits";
+    EXPECT_EQ(conf_of({6, 9}, {12, 18}, 40, data_type::f16, core_512).px_pairs, 0) << "a channel tail";
+    EXPECT_EQ(conf_of({6, 9}, {12, 14}, 32, data_type::f16, core_512).px_pairs, 0) << "W 9 -> 14";
+    struct shape {
+        std::vector<int64_t> in, out;
+    };
+    const std::vector<shape> shapes = {{{6, 9}, {12, 18}}, {{5, 1}, {10, 2}}, {{4, 7}, {8, 14}}};
+    uint32_t seed = 3300;
+    int saw = 0;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (const shape &sh : shapes)
+            for (data_type t : kTypes)
+                for (int64_t c : {16, 32, 48, 80, 160}) {
+                    if (t == data_type::bf16 && c < 32) continue;  // separable there
+                    if (emulated() && (threads > 1 || nt_bytes || c > 80)) continue;
+                    const auto d = problem_builder().src(layout(data_format::nxc, 1, c, sh.in)).sizes(sh.out).mode(mode::linear).dt(t);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                        << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                    if (get_effective_vector_bits() != 512) continue;
+                    const kernel_isa k = t == data_type::bf16 && get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16 ? bf16_512 : core_512;
+                    const jit_conf jc = make_jit_conf(make_problem(d), k);
+                    if (jc.nxc_separable || t == data_type::f32) continue;  // bf16 without native rounding: separable
+                    EXPECT_GT(jc.px_pairs, 0) << describe(d);
+                    saw += jc.px_pairs > 0;
+                }
+    });
+    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core) EXPECT_GT(saw, 0);
+}
+
 // 2-D NXC linear at 512 bits: the channel count picks separable or direct (separable_pays;
 // 3-D keeps its rule).
 // H up < 4x: native bf16 pixels of 6+ whole vectors go direct (2+ at exactly 2x half_pixel),

@@ -736,6 +736,13 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
                                      : (c.pass_engine || c.nxc_separable ? c.row_out : c.C) % w == 0;
     const bool big = p.dst_bytes >= nt_min_bytes();
     c.nt_eligible = big && aligned;
+    // NT runs (jit_conf.hpp, run_nt). bench_ab on the Xeon dev VM against the NT executions
+    // before (runs plain-only, so NT rows went as same-taps pairs, first row NT), both shim
+    // orders, 1 thread: 64x64 -> 128x128 C = 256 bf16 (8 MiB) 0.77-0.87x the time warm and
+    // 0.65-0.76x from a cold cache, 128x128 -> 256x256 C = 64 0.69-0.84x and 0.63-0.67x,
+    // 160x160 -> 320x320 C = 32 0.65-0.70x and 0.69-0.70x. f16 runs NT (32-byte stores, two
+    // per line, eight lines open at once) ran those shapes 4.8-6.7x slower.
+    c.run_nt = c.same_run && c.nt_eligible && c.native_bf16 && w == 16 && c.C % 32 == 0;
     // With NT stores NXC nearest rows go singly: the pair kernel's two interleaved NT streams
     // ran vol_2x NXC 1.3x slower (more write-combining buffers open at once). So the pair
     // kernel has no NT variant, and serves only the executions with plain stores (below

@@ -526,12 +526,13 @@ void jit_interp_kernel<isa>::words_pair_consts() {
 }
 
 template <cpu_isa isa>
-void jit_interp_kernel<isa>::store_words_eo(const Address &a, const Vmm &even, const Vmm &odd) {
+void jit_interp_kernel<isa>::store_words_eo(const Address &a, const Vmm &even, const Vmm &odd, bool nt) {
     if constexpr (kEvex) {
         const Zmm r(kT2);
         round_words(conf_.dt, r, even, odd, true, Ymm(kT3));  // 16 even words, then 16 odd
         vpermw(r, vmm_wil, r);
-        vmovdqu16(a, r);
+        if (nt) vmovntdq(a, r);  // a whole 64-byte line (conf.run_nt)
+        else vmovdqu16(a, r);
     }
 }
 
@@ -613,7 +614,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
             for (int row = 0; row < 2; ++row)
                 for (int px = 0; px < npx; ++px) {
                     for (int i = 0; i < 2; ++i) h_step(hd[i], row, prev[i][px], cur[i][px]);
-                    store_words_eo(at(m, row, px, dst_off), hd[0], hd[1]);
+                    store_words_eo(at(m, row, px, dst_off), hd[0], hd[1], nt_);
                 }
             std::swap(prev, cur);
         }

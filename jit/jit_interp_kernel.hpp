@@ -93,7 +93,7 @@ private:
     // rounding is cheap, keeps single vectors (two at a time ran it 1.04-1.06x slower).
     bool words_pair() const { return kEvex && conf_.native_bf16 && !conf_.narrow; }
     void words_pair_consts();  // vmm_hi and vmm_wil
-    void store_words_eo(const Xbyak::Address &a, const Vmm &even, const Vmm &odd);
+    void store_words_eo(const Xbyak::Address &a, const Vmm &even, const Vmm &odd, bool nt = false);
     // Narrow pixels (conf.narrow, AVX2): the forward pixels, then the edge pixels (edge_ set
     // while they are emitted), for pixel_loop's compute and dst_add; out_es: bytes per output.
     void narrow_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es);

@@ -43,11 +43,13 @@ public:
             const bool nearest = p.algorithm == alg::nearest;
             if (conf_.row_pairs) make(pair_kind::chained, pair_, nearest ? nullptr : &pair_nt_);
             if (conf_.same_pairs) make(pair_kind::same_taps, same_, &same_nt_);
-            // Runs of same-taps pairs, plain stores only: they write 2 * same_run rows at once,
-            // and two NT streams ran slower than one where the 16-bit D pairs were first measured.
+            // Runs of same-taps pairs: they write 2 * same_run rows at once, and interleaved NT
+            // streams of partial lines ran slower than one (the 16-bit D pairs' first
+            // measurements), so their NT variant exists only where every store is a whole
+            // 64-byte line (conf.run_nt: native bf16, C a multiple of 32).
             const auto &runs = tables_.h_run_start;
             if (conf_.same_run > 0 && std::find(runs.begin(), runs.end(), 1) != runs.end())
-                make(pair_kind::same_run, run_, nullptr);
+                make(pair_kind::same_run, run_, conf_.run_nt ? &run_nt_ : nullptr);
             // D pairs where dst is NT-sized (conf.pairs_nt): both rows with NT stores (the
             // measurements in jit_conf.cpp, at d_pairs).
             if (conf_.d_pairs) make(pair_kind::d_same, dpair_, conf_.pairs_nt ? &dpair_nt_ : nullptr);
@@ -65,6 +67,7 @@ public:
         if (dpair_nt_) v.push_back(part("row_dpair_nt", *dpair_nt_));
         if (same_) v.push_back(part("row_same", *same_));
         if (run_) v.push_back(part("row_run", *run_));
+        if (run_nt_) v.push_back(part("row_run_nt", *run_nt_));
         if (same_nt_) v.push_back(part("row_same_nt", *same_nt_));
         return v;
     }
@@ -77,7 +80,7 @@ public:
         const auto pair_fn = pick_pair(nt, pair_, pair_nt_);  // nearest pairs: plain stores only
         const auto same_fn = pick(nt, same_, same_nt_);
         const auto dpair_fn = dpair_ ? pick_pair(nt, dpair_, dpair_nt_) : nullptr;
-        const auto run_fn = run_ && !nt ? run_->fn() : nullptr;
+        const auto run_fn = run_ ? pick_pair(nt, run_, run_nt_) : nullptr;  // NT: conf.run_nt only
         const int64_t run_rows = 2 * int64_t(conf_.same_run);
         const int64_t OH = prob().out[1];
         auto same_taps = [&](int64_t oh) {  // rows oh and oh + 1 read the same two src rows
@@ -190,7 +193,7 @@ public:
 
 private:
     using gen_t = jit_interp_kernel<kIsa>;
-    std::unique_ptr<gen_t> gen_, gen_nt_, pair_, pair_nt_, same_, same_nt_, dpair_, dpair_nt_, run_;
+    std::unique_ptr<gen_t> gen_, gen_nt_, pair_, pair_nt_, same_, same_nt_, dpair_, dpair_nt_, run_, run_nt_;
     std::unique_ptr<jit_stream_copy> stream_, copy_;
 
     void set_row(jit_args &a, int64_t r, const row_id &o, const uint8_t *src, uint8_t *dst) const {

@@ -695,10 +695,11 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
 // pixels that read the same W taps two at a time from one load of each tap. The conf: 2x
 // half_pixel pairs pixels (1, 2) .. (OW - 3, OW - 2) with 0 and OW - 1 alone; IW = 1 pairs
 // (0, 1); none in f32, at 256 bits, with a channel tail, or where under a quarter of the row
-// pairs (9 -> 14). Bitwise in f32, bf16 and f16 at 1 and 2 threads, with and without
-// NT-sized dst (the run kernel keeps plain stores), for C of one to ten vectors (unrolled
-// pixels and the channel loop's trips and remainders; bf16 32 channels at a time, C = 48
-// ending on a single vector), and the dispatched 512-bit kernel's 16-bit confs have the pairs.
+// pairs (9 -> 14). Native bf16 pixels of whole 64-byte lines (C = 32, 160) also get the NT
+// run kernel (conf.run_nt), whose stores are all NT. Bitwise in f32, bf16 and f16 at 1 and 2
+// threads, with and without NT-sized dst, for C of one to ten vectors (unrolled pixels and
+// the channel loop's trips and remainders; bf16 32 channels at a time, C = 48 ending on a
+// single vector), and the dispatched 512-bit kernel's 16-bit confs have the pairs.
 TEST(jit_bitwise, nxc_run_pixel_pairs) {
     REQUIRE_AVX2();
     auto conf_of = [](const std::vector<int64_t> &in, const std::vector<int64_t> &out, int64_t c, data_type t, kernel_isa k) {
@@ -718,12 +719,22 @@ TEST(jit_bitwise, nxc_run_pixel_pairs) {
     EXPECT_EQ(conf_of({32, 32}, {64, 64}, 256, data_type::f16, cpu_isa::avx2).px_pairs, 0) << "256 bits";
     EXPECT_EQ(conf_of({6, 9}, {12, 18}, 40, data_type::f16, core_512).px_pairs, 0) << "a channel tail";
     EXPECT_EQ(conf_of({6, 9}, {12, 14}, 32, data_type::f16, core_512).px_pairs, 0) << "W 9 -> 14";
+    {  // NT runs (conf.run_nt): native bf16 with whole 64-byte lines per pixel vector pair
+        nt_threshold nt(1);
+        EXPECT_TRUE(conf_of({6, 9}, {12, 18}, 32, data_type::bf16, bf16_512).run_nt);
+        EXPECT_TRUE(conf_of({6, 9}, {12, 18}, 160, data_type::bf16, bf16_512).run_nt);
+        EXPECT_FALSE(conf_of({6, 9}, {12, 18}, 48, data_type::bf16, bf16_512).run_nt) << "a single vector per pixel";
+        EXPECT_FALSE(conf_of({6, 9}, {12, 18}, 32, data_type::f16, core_512).run_nt) << "f16: 32-byte stores";
+        EXPECT_FALSE(conf_of({6, 9}, {12, 18}, 32, data_type::f32, core_512).run_nt);
+        EXPECT_FALSE(conf_of({6, 9}, {12, 18}, 32, data_type::bf16, cpu_isa::avx512_core).run_nt) << "bf16 rounded in integer code";
+    }
+    EXPECT_FALSE(conf_of({6, 9}, {12, 18}, 32, data_type::bf16, bf16_512).run_nt) << "plain-sized dst";
     struct shape {
         std::vector<int64_t> in, out;
     };
     const std::vector<shape> shapes = {{{6, 9}, {12, 18}}, {{5, 1}, {10, 2}}, {{4, 7}, {8, 14}}};
     uint32_t seed = 3300;
-    int saw = 0;
+    int saw = 0, saw_run_nt = 0;
     for_nt_and_threads([&](size_t nt_bytes, int threads) {
         for (const shape &sh : shapes)
             for (data_type t : kTypes)
@@ -740,9 +751,16 @@ TEST(jit_bitwise, nxc_run_pixel_pairs) {
                     if (jc.nxc_separable || t == data_type::f32) continue;  // bf16 without native rounding: separable
                     EXPECT_GT(jc.px_pairs, 0) << describe(d);
                     saw += jc.px_pairs > 0;
+                    if (!jc.run_nt || threads > 1) continue;
+                    // The NT run kernel: every vector store NT (its stores are whole lines).
+                    const std::string run = part_asm(primitive(primitive_desc(d)).dump_asm(), "row_run_nt");
+                    EXPECT_NE(run.find("vmovntdq"), std::string::npos) << describe(d);
+                    EXPECT_EQ(plain_vector_stores(run), "") << describe(d);
+                    ++saw_run_nt;
                 }
     });
     if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core) EXPECT_GT(saw, 0);
+    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16 && !emulated()) EXPECT_GT(saw_run_nt, 0);
 }
 
 // 2-D NXC linear at 512 bits: the channel count picks separable or direct (separable_pays;

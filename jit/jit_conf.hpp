@@ -90,6 +90,9 @@ struct jit_conf {
     // NT-eligible dst): every store of a run is a whole 64-byte line (32 words of a pixel),
     // so all 2 * same_run rows go out NT without partial lines in the write-combining buffers.
     bool run_nt = false;
+    // The NT variants of the direct NXC kernels take bf16 32 words at a time too (words_pair,
+    // whole 64-byte lines; native bf16 at 512 bits, C a multiple of 32, an NT-eligible dst).
+    bool nt_lines = false;
     // Direct NXC 3-D linear (f32, f16): output rows (od, oh) and (od + 1, oh) whose D taps are
     // the same (2x half_pixel: od = 2j + 1, 2j + 2) go to a D-pair kernel: one W and H pass
     // for both rows, then each row's D step (8 FMA-pipe ops per output vector instead of 14).

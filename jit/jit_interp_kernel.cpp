@@ -124,8 +124,9 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     };
     // AVX2 bf16: 16-channel blocks, their even channels and then their odd ones (w_step's
     // halves), rounded together into one interleaved store (cvt2_to_bf16_interleaved).
-    // AVX-512 (words_pair, plain stores): 32-channel blocks the same way, for one 64-byte store.
-    const bool pairs = (kEvex ? words_pair() && !w_only_ && !nt_ : out_dt == data_type::bf16) && c.c_full >= 2 && !dpair;  // D pairs: f32/f16
+    // AVX-512 (words_pair; NT variants where conf.nt_lines): 32-channel blocks the same way,
+    // for one 64-byte store.
+    const bool pairs = (kEvex ? words_pair() && !w_only_ && (!nt_ || c.nt_lines) : out_dt == data_type::bf16) && c.c_full >= 2 && !dpair;  // D pairs: f32/f16
     const bool split = !kEvex && w_only_ && c.bf16_even_odd;  // C % 16 == 0: no tail
     const Vmm vmm_raw0(2), vmm_raw1(3);  // W only: no H weights in 2 and 3
     if (pairs && kEvex) {
@@ -144,7 +145,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         vmovaps(even, vmm_hd0);
         interp(simd_w, 0, 1);
         if constexpr (kEvex) {
-            store_words_eo(ptr[reg_dst], even, vmm_hd0);
+            store_words_eo(ptr[reg_dst], even, vmm_hd0, nt_);
         } else {
             cvt2_to_bf16_interleaved(even, vmm_hd0);
             store_bf16_pair(ptr[reg_dst], nt_, c.C % 16 == 0);  // else pixels start 16-byte aligned only
@@ -379,17 +380,18 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
                 vmulps(hd[i], row ? vmm_wd0 : vmm_wh0, row == 0 || same ? x[i] : y[i]);
                 vfmadd231ps(hd[i], row ? vmm_wd1 : vmm_wh1, row == 0 || same ? y[i] : z[i]);
             }
-            store_words_eo(ptr[(row ? reg_dst_b : reg_dst) + dst_off], hd[0], hd[1]);
+            store_words_eo(ptr[(row ? reg_dst_b : reg_dst) + dst_off], hd[0], hd[1], nt_ && row == 0);
         }
     };
-    if (words_pair() && !nt_) words_pair_consts();
+    const bool two = words_pair() && (!nt_ || c.nt_lines);
+    if (two) words_pair_consts();
     pixel_loop(
         compute,
         [&](int bytes) {
             add(reg_dst, bytes);
             add(reg_dst_b, bytes);
         },
-        words_pair() && !nt_ ? compute_fn(compute2) : compute_fn());
+        two ? compute_fn(compute2) : compute_fn());
 }
 
 // The pixels of a row (pair and run kernels: dst in the src dtype): per pixel its taps, the
@@ -531,7 +533,7 @@ void jit_interp_kernel<isa>::store_words_eo(const Address &a, const Vmm &even, c
         const Zmm r(kT2);
         round_words(conf_.dt, r, even, odd, true, Ymm(kT3));  // 16 even words, then 16 odd
         vpermw(r, vmm_wil, r);
-        if (nt) vmovntdq(a, r);  // a whole 64-byte line (conf.run_nt)
+        if (nt) vmovntdq(a, r);  // a whole 64-byte line (conf.nt_lines)
         else vmovdqu16(a, r);
     }
 }

@@ -763,6 +763,63 @@ TEST(jit_bitwise, nxc_run_pixel_pairs) {
     if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16 && !emulated()) EXPECT_GT(saw_run_nt, 0);
 }
 
+// NT variants of the direct NXC kernels with bf16 32 words at a time (conf.nt_lines: native
+// bf16 at 512 bits, C a multiple of 32, so every 64-byte store is a whole aligned line):
+// single rows (H down), chained and same-taps pairs (1.5x, 3x), bitwise at 1 and 2 threads
+// with NT stores (C of 6 to 10 vectors, direct in bf16), and the dispatched single-row NT
+// part rounds 32 words at once (vcvtne2ps2bf16) into NT stores only. C = 112 (an odd vector
+// per pixel) keeps single vectors; separable rows, f16 and bf16 rounded in integer code never
+// take it.
+TEST(jit_bitwise, nxc_nt_lines) {
+    REQUIRE_AVX2();
+    auto conf_of = [](int64_t c, data_type t, kernel_isa k) {
+        return make_jit_conf(make_problem(problem_builder().src(layout(data_format::nxc, 1, c, {9, 14})).sizes({6, 9}).mode(mode::linear).dt(t)), k);
+    };
+    {
+        nt_threshold nt(1);
+        const kernel_isa bf16_512(cpu_isa::avx512_core_bf16);
+        EXPECT_TRUE(conf_of(128, data_type::bf16, bf16_512).nt_lines);
+        EXPECT_TRUE(conf_of(160, data_type::bf16, bf16_512).nt_lines);
+        EXPECT_FALSE(conf_of(112, data_type::bf16, bf16_512).nt_lines) << "an odd vector per pixel";
+        EXPECT_FALSE(conf_of(32, data_type::bf16, bf16_512).nt_lines) << "separable";
+        EXPECT_FALSE(conf_of(128, data_type::f16, cpu_isa::avx512_core).nt_lines);
+        EXPECT_FALSE(conf_of(128, data_type::bf16, cpu_isa::avx512_core).nt_lines);
+        EXPECT_FALSE(conf_of(128, data_type::bf16, cpu_isa::avx2).nt_lines);
+    }
+    EXPECT_FALSE(conf_of(128, data_type::bf16, cpu_isa::avx512_core_bf16).nt_lines) << "plain-sized dst";
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
+        {{9, 14}, {6, 9}}, {{6, 9}, {9, 14}}, {{5, 5}, {15, 15}}};
+    uint32_t seed = 3400;
+    int saw = 0;
+    const int saved = omp_get_max_threads();
+    nt_threshold nt(1);
+    for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        for (const auto &sh : shapes)
+            for (data_type t : {data_type::bf16, data_type::f16})
+                for (int64_t c : {96, 112, 128, 160}) {
+                    if (emulated() && (threads > 1 || c > 112)) continue;
+                    const auto d = problem_builder().src(layout(data_format::nxc, 1, c, sh.first)).sizes(sh.second).mode(mode::linear).dt(t);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads;
+                    primitive_desc pd(d);
+                    if (threads > 1 || sh.first[0] < sh.second[0] || pd.vector_bits() != 512 ||
+                        get_effective_cpu_isa() < cpu_isa::avx512_core_bf16)
+                        continue;
+                    const jit_conf jc = make_jit_conf(make_problem(d), cpu_isa::avx512_core_bf16);
+                    EXPECT_EQ(jc.nt_lines, t == data_type::bf16 && c % 32 == 0 && !jc.nxc_separable) << describe(d);
+                    if (!jc.nt_lines) continue;
+                    const std::string row = part_asm(primitive(pd).dump_asm(), "row_nt");
+                    EXPECT_NE(row.find("vcvtne2ps2bf16"), std::string::npos) << describe(d);
+                    EXPECT_NE(row.find("vmovntdq"), std::string::npos) << describe(d);
+                    EXPECT_EQ(plain_vector_stores(row), "") << describe(d);
+                    ++saw;
+                }
+    }
+    omp_set_num_threads(saved);
+    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16) EXPECT_GT(saw, 0);
+}
+
 // 2-D NXC linear at 512 bits: the channel count picks separable or direct (separable_pays;
 // 3-D keeps its rule).
 // H up < 4x: native bf16 pixels of 6+ whole vectors go direct (2+ at exactly 2x half_pixel),

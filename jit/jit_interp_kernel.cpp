@@ -590,7 +590,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
         vfmadd231ps(hd, row ? vmm_wd1 : vmm_wh1, cur);
     };
     auto at = [&](int m, int row, int px, int dst_off) { return ptr[reg_dst + (2 * m - 2 + row) * drb + dst_off + px * pxb]; };
-    // W results of pixel px in w[px]: 12 and 13 for the first pixel, 19 and 20 for the second.
+    // W results: the first pixel's in 12 and 13, the second's in 19 and 20.
     auto compute = [&](int npx, int64_t n, int src_off, int dst_off) {
         Vmm prev[2] = {Vmm(12), Vmm(19)}, cur[2] = {Vmm(13), Vmm(20)};
         w_rows(prev, npx, 0, n, src_off, -1);

@@ -87,7 +87,8 @@ private:
     void unrolled_pixels(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es,
                          const compute_fn &compute2 = nullptr, int64_t n_px = -1);
     // AVX-512 bf16 where the tier rounds it natively: the direct kernels with plain stores
-    // (single rows, row pairs, same-taps runs) make a pixel's channels 32 at a time, as their
+    // (single rows, row pairs, same-taps runs), and their NT variants where every such store
+    // is a whole line (conf.nt_lines), make a pixel's channels 32 at a time, as their
     // even and their odd halves (w_step's), and round each output row's two halves as 32
     // words, interleaved back in order, for one 64-byte store (store_words_eo). f16, whose
     // rounding is cheap, keeps single vectors (two at a time ran it 1.04-1.06x slower).

@@ -740,15 +740,18 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     // before (runs plain-only, so NT rows went as same-taps pairs, first row NT), both shim
     // orders, 1 thread: 64x64 -> 128x128 C = 256 bf16 (8 MiB) 0.77-0.87x the time warm and
     // 0.65-0.76x from a cold cache, 128x128 -> 256x256 C = 64 0.69-0.84x and 0.63-0.67x,
-    // 160x160 -> 320x320 C = 32 0.65-0.70x and 0.69-0.70x. f16 runs NT (32-byte stores, two
-    // per line, eight lines open at once) ran those shapes 4.8-6.7x slower.
+    // 160x160 -> 320x320 C = 32 0.65-0.70x and 0.69-0.70x. f16 runs NT with its 32-byte
+    // stores (two per line, eight lines open at once) ran those shapes 4.8-6.7x slower; with
+    // two vectors joined into one 64-byte line (store_f16_line) 0.75-0.93x warm and
+    // 0.50-0.72x cold, so f16 takes NT runs that way.
     // NT variants with bf16 words in whole lines (jit_conf.hpp, nt_lines). bench_ab against
     // single vectors, both orders, 1 thread: 64x64 -> 96x96 C = 256 bf16 0.74-0.80x the time,
     // 48x48 -> 144x144 C = 256 0.81x, 100x100 -> 150x150 C = 128 0.82x; from a cold cache
     // 0.88-1.28x over 14 A/Bs (median 0.97x, DRAM-bound). The pairs keep their second row
     // plain: both NT measured the same.
     c.nt_lines = c.nt_eligible && c.native_bf16 && w == 16 && c.C % 32 == 0 && !c.nxc_separable && !c.narrow && !c.pass_engine;
-    c.run_nt = c.same_run && c.nt_lines;
+    const bool f16_lines = c.nt_eligible && c.dt == data_type::f16 && w == 16 && c.C % 32 == 0 && !c.narrow;
+    c.run_nt = c.same_run && (c.nt_lines || f16_lines);
     // With NT stores NXC nearest rows go singly: the pair kernel's two interleaved NT streams
     // ran vol_2x NXC 1.3x slower (more write-combining buffers open at once). So the pair
     // kernel has no NT variant, and serves only the executions with plain stores (below

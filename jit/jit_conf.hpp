@@ -86,9 +86,10 @@ struct jit_conf {
     // makes each pixel's W step from them (the same bits: only the loads are shared). The
     // pixels before px_first and after the pairs go singly. 0: off.
     int64_t px_first = 0, px_pairs = 0;
-    // The same-taps runs with NT stores (native bf16 at 512 bits, C a multiple of 32, an
-    // NT-eligible dst): every store of a run is a whole 64-byte line (32 words of a pixel),
-    // so all 2 * same_run rows go out NT without partial lines in the write-combining buffers.
+    // The same-taps runs with NT stores (16-bit at 512 bits, C a multiple of 32, an
+    // NT-eligible dst; bf16 rounded natively): every store of a run is a whole 64-byte line
+    // (32 words of a pixel: bf16's even and odd halves, or two f16 vectors joined), so all
+    // 2 * same_run rows go out NT without partial lines in the write-combining buffers.
     bool run_nt = false;
     // The NT variants of the direct NXC kernels take bf16 32 words at a time too (words_pair,
     // whole 64-byte lines; native bf16 at 512 bits, C a multiple of 32, an NT-eligible dst).

@@ -538,6 +538,19 @@ void jit_interp_kernel<isa>::store_words_eo(const Address &a, const Vmm &even, c
     }
 }
 
+// Two f16 vectors of consecutive channels as one NT 64-byte line: each rounded as store_f32
+// rounds f16 (vcvtps2ph imm 0: nearest even, never MXCSR.RC), joined by vinserti64x4.
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::store_f16_line(const Address &a, const Vmm &lo, const Vmm &hi) {
+    if constexpr (kEvex) {
+        const Zmm r(kT2);
+        vcvtps2ph(Ymm(kT2), lo, 0);
+        vcvtps2ph(Ymm(kT3), hi, 0);
+        vinserti64x4(r, r, Ymm(kT3), 1);
+        vmovntdq(a, r);
+    }
+}
+
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::store_px(data_type dt, const Address &a, const Vmm &v, int64_t n, bool nt) {
     if constexpr (!kEvex) {
@@ -607,23 +620,31 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
     // 32 channels at once (words_pair): their even and odd halves (i = 0, 1), W results in
     // 12, 13 and 16, 17 (the second pixel's 19, 20 and 21, 22; AVX-512 only), H results in
     // vmm_hd0 and 18.
+    // f16 with NT stores (conf.run_nt): two vectors in turn (i = 0, 1) the same way, their
+    // halves joined into one 64-byte line per store (store_f16_line).
+    const bool f16_lines = nt_ && c.dt == data_type::f16;
     auto compute2 = [&](int npx, int64_t, int src_off, int dst_off) {
         Vmm prev[2][2] = {{Vmm(12), Vmm(19)}, {Vmm(16), Vmm(21)}}, cur[2][2] = {{Vmm(13), Vmm(20)}, {Vmm(17), Vmm(22)}};  // [half][px]
         const Vmm hd[2] = {vmm_hd0, Vmm(18)};
-        for (int i = 0; i < 2; ++i) w_rows(prev[i], npx, 0, simd_w, src_off, i);
+        const int vb_in = simd_w * c.esize;
+        auto halves = [&](Vmm (*r)[2], int m) {
+            for (int i = 0; i < 2; ++i) w_rows(r[i], npx, m, simd_w, src_off + (f16_lines ? i * vb_in : 0), f16_lines ? -1 : i);
+        };
+        halves(prev, 0);
         for (int m = 1; m <= M; ++m) {
-            for (int i = 0; i < 2; ++i) w_rows(cur[i], npx, m, simd_w, src_off, i);
+            halves(cur, m);
             for (int row = 0; row < 2; ++row)
                 for (int px = 0; px < npx; ++px) {
                     for (int i = 0; i < 2; ++i) h_step(hd[i], row, prev[i][px], cur[i][px]);
-                    store_words_eo(at(m, row, px, dst_off), hd[0], hd[1], nt_);
+                    if (f16_lines) store_f16_line(at(m, row, px, dst_off), hd[0], hd[1]);
+                    else store_words_eo(at(m, row, px, dst_off), hd[0], hd[1], nt_);
                 }
             std::swap(prev, cur);
         }
     };
     auto one = [&](int npx) -> compute_fn { return [=](int64_t n, int s, int d) { compute(npx, n, s, d); }; };
     auto two = [&](int npx) -> compute_fn {
-        if (!words_pair()) return compute_fn();
+        if (!words_pair() && !f16_lines) return compute_fn();
         return [=](int64_t n, int s, int d) { compute2(npx, n, s, d); };
     };
     auto dst_add = [&](int bytes) { add(reg_dst, bytes); };

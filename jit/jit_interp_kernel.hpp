@@ -95,6 +95,7 @@ private:
     bool words_pair() const { return kEvex && conf_.native_bf16 && !conf_.narrow; }
     void words_pair_consts();  // vmm_hi and vmm_wil
     void store_words_eo(const Xbyak::Address &a, const Vmm &even, const Vmm &odd, bool nt = false);
+    void store_f16_line(const Xbyak::Address &a, const Vmm &lo, const Vmm &hi);  // NT, 32 channels
     // Narrow pixels (conf.narrow, AVX2): the forward pixels, then the edge pixels (edge_ set
     // while they are emitted), for pixel_loop's compute and dst_add; out_es: bytes per output.
     void narrow_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es);

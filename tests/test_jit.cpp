@@ -695,8 +695,8 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
 // pixels that read the same W taps two at a time from one load of each tap. The conf: 2x
 // half_pixel pairs pixels (1, 2) .. (OW - 3, OW - 2) with 0 and OW - 1 alone; IW = 1 pairs
 // (0, 1); none in f32, at 256 bits, with a channel tail, or where under a quarter of the row
-// pairs (9 -> 14). Native bf16 pixels of whole 64-byte lines (C = 32, 160) also get the NT
-// run kernel (conf.run_nt), whose stores are all NT. Bitwise in f32, bf16 and f16 at 1 and 2
+// pairs (9 -> 14). 16-bit pixels of whole 64-byte lines (C = 32, 160; native bf16, and f16
+// two vectors a line) also get the NT run kernel (conf.run_nt), whose stores are all NT. Bitwise in f32, bf16 and f16 at 1 and 2
 // threads, with and without NT-sized dst, for C of one to ten vectors (unrolled pixels and
 // the channel loop's trips and remainders; bf16 32 channels at a time, C = 48 ending on a
 // single vector), and the dispatched 512-bit kernel's 16-bit confs have the pairs.
@@ -719,12 +719,13 @@ TEST(jit_bitwise, nxc_run_pixel_pairs) {
     EXPECT_EQ(conf_of({32, 32}, {64, 64}, 256, data_type::f16, cpu_isa::avx2).px_pairs, 0) << "256 bits";
     EXPECT_EQ(conf_of({6, 9}, {12, 18}, 40, data_type::f16, core_512).px_pairs, 0) << "a channel tail";
     EXPECT_EQ(conf_of({6, 9}, {12, 14}, 32, data_type::f16, core_512).px_pairs, 0) << "W 9 -> 14";
-    {  // NT runs (conf.run_nt): native bf16 with whole 64-byte lines per pixel vector pair
+    {  // NT runs (conf.run_nt): whole 64-byte lines per pixel vector pair
         nt_threshold nt(1);
         EXPECT_TRUE(conf_of({6, 9}, {12, 18}, 32, data_type::bf16, bf16_512).run_nt);
         EXPECT_TRUE(conf_of({6, 9}, {12, 18}, 160, data_type::bf16, bf16_512).run_nt);
         EXPECT_FALSE(conf_of({6, 9}, {12, 18}, 48, data_type::bf16, bf16_512).run_nt) << "a single vector per pixel";
-        EXPECT_FALSE(conf_of({6, 9}, {12, 18}, 32, data_type::f16, core_512).run_nt) << "f16: 32-byte stores";
+        EXPECT_TRUE(conf_of({6, 9}, {12, 18}, 32, data_type::f16, core_512).run_nt) << "f16: two vectors a line";
+        EXPECT_FALSE(conf_of({6, 9}, {12, 18}, 48, data_type::f16, core_512).run_nt) << "f16: an odd vector";
         EXPECT_FALSE(conf_of({6, 9}, {12, 18}, 32, data_type::f32, core_512).run_nt);
         EXPECT_FALSE(conf_of({6, 9}, {12, 18}, 32, data_type::bf16, cpu_isa::avx512_core).run_nt) << "bf16 rounded in integer code";
     }
@@ -760,7 +761,7 @@ TEST(jit_bitwise, nxc_run_pixel_pairs) {
                 }
     });
     if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core) EXPECT_GT(saw, 0);
-    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16 && !emulated()) EXPECT_GT(saw_run_nt, 0);
+    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core && !emulated()) EXPECT_GT(saw_run_nt, 0);
 }
 
 // NT variants of the direct NXC kernels with bf16 32 words at a time (conf.nt_lines: native

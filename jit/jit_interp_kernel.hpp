@@ -91,7 +91,8 @@ private:
     // is a whole line (conf.nt_lines), make a pixel's channels 32 at a time, as their
     // even and their odd halves (w_step's), and round each output row's two halves as 32
     // words, interleaved back in order, for one 64-byte store (store_words_eo). f16, whose
-    // rounding is cheap, keeps single vectors (two at a time ran it 1.04-1.06x slower).
+    // rounding is cheap, keeps single vectors (two at a time ran it 1.04-1.06x slower with
+    // plain stores; its NT runs join two per line, store_f16_line).
     bool words_pair() const { return kEvex && conf_.native_bf16 && !conf_.narrow; }
     void words_pair_consts();  // vmm_hi and vmm_wil
     void store_words_eo(const Xbyak::Address &a, const Vmm &even, const Vmm &odd, bool nt = false);

@@ -46,7 +46,7 @@ public:
             // Runs of same-taps pairs: they write 2 * same_run rows at once, and interleaved NT
             // streams of partial lines ran slower than one (the 16-bit D pairs' first
             // measurements), so their NT variant exists only where every store is a whole
-            // 64-byte line (conf.run_nt: native bf16, C a multiple of 32).
+            // 64-byte line (conf.run_nt: 16-bit, C a multiple of 32).
             const auto &runs = tables_.h_run_start;
             if (conf_.same_run > 0 && std::find(runs.begin(), runs.end(), 1) != runs.end())
                 make(pair_kind::same_run, run_, conf_.run_nt ? &run_nt_ : nullptr);

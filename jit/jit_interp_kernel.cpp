@@ -581,6 +581,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
     const int M = c.same_run;
     const int srb = static_cast<int>(c.src_row_bytes), drb = static_cast<int>(c.dst_row_bytes);  // jit_conf: 2M rows fit int32
     const int pxb = static_cast<int>(c.C * c.esize);                                           // the second pixel of a pair
+    const int vb = simd_w * c.esize;                                                           // one channel vector
     const Vmm wb0(23), wb1(24);  // its W weights
     mov(reg_dst, ARG(dst));
     mov(reg_tab, ARG(wtab));
@@ -626,9 +627,8 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
     auto compute2 = [&](int npx, int64_t, int src_off, int dst_off) {
         Vmm prev[2][2] = {{Vmm(12), Vmm(19)}, {Vmm(16), Vmm(21)}}, cur[2][2] = {{Vmm(13), Vmm(20)}, {Vmm(17), Vmm(22)}};  // [half][px]
         const Vmm hd[2] = {vmm_hd0, Vmm(18)};
-        const int vb_in = simd_w * c.esize;
         auto halves = [&](Vmm (*r)[2], int m) {
-            for (int i = 0; i < 2; ++i) w_rows(r[i], npx, m, simd_w, src_off + (f16_lines ? i * vb_in : 0), f16_lines ? -1 : i);
+            for (int i = 0; i < 2; ++i) w_rows(r[i], npx, m, simd_w, src_off + (f16_lines ? i * vb : 0), f16_lines ? -1 : i);
         };
         halves(prev, 0);
         for (int m = 1; m <= M; ++m) {
@@ -651,7 +651,6 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
     if (words_pair()) words_pair_consts();
     if (!c.px_pairs) return pixel_loop(one(1), dst_add, two(1));
     if (c.px_first) pixel_loop(one(1), dst_add, two(1), c.px_first);
-    const int vb = simd_w * c.esize;
     for_pixels(c.px_pairs, [&] {
         vbroadcastss(wb0, ptr[reg_tab + c.wtab_stride + 16]);
         vbroadcastss(wb1, ptr[reg_tab + c.wtab_stride + 20]);

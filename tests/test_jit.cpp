@@ -696,10 +696,11 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
 // half_pixel pairs pixels (1, 2) .. (OW - 3, OW - 2) with 0 and OW - 1 alone; IW = 1 pairs
 // (0, 1); none in f32, at 256 bits, with a channel tail, or where under a quarter of the row
 // pairs (9 -> 14). 16-bit pixels of whole 64-byte lines (C = 32, 160; native bf16, and f16
-// two vectors a line) also get the NT run kernel (conf.run_nt), whose stores are all NT. Bitwise in f32, bf16 and f16 at 1 and 2
-// threads, with and without NT-sized dst, for C of one to ten vectors (unrolled pixels and
-// the channel loop's trips and remainders; bf16 32 channels at a time, C = 48 ending on a
-// single vector), and the dispatched 512-bit kernel's 16-bit confs have the pairs.
+// two vectors a line) also get the NT run kernel (conf.run_nt), whose stores are all NT.
+// Bitwise in f32, bf16 and f16 at 1 and 2 threads, with and without NT-sized dst, for C of
+// one to ten vectors (unrolled pixels and the channel loop's trips and remainders; bf16 32
+// channels at a time, C = 48 ending on a single vector), and the dispatched 512-bit
+// kernel's 16-bit confs have the pairs.
 TEST(jit_bitwise, nxc_run_pixel_pairs) {
     REQUIRE_AVX2();
     auto conf_of = [](const std::vector<int64_t> &in, const std::vector<int64_t> &out, int64_t c, data_type t, kernel_isa k) {

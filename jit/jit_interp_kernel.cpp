@@ -211,10 +211,11 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     });
 }
 
-// Nearest NXC is a bit copy of C * esize bytes per pixel: whole vectors, then the rest as an
-// overlapping vector (two overlapping halves under 32 bytes), so no byte outside the pixel is
-// touched and no dtype logic is needed. The pair variant (conf.row_pairs) writes every
-// loaded vector to two consecutive dst rows that share their src row.
+// Nearest NXC is a bit copy of C * esize bytes per pixel: whole vectors, then the rest (AVX2:
+// an overlapping vector; under a vector, and at 512 bits, two overlapping moves), so no byte
+// outside the pixel is touched and no dtype logic is needed. The pair variant
+// (conf.row_pairs) writes every loaded vector to two consecutive dst rows that share their
+// src row.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::gen_nxc_nearest() {
     const jit_conf &c = conf_;
@@ -260,11 +261,17 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
                 jnz(l_v, T_NEAR);
             }
         }
-        if (rem > 0 && full == 0) {
-            // A pixel under a vector (16-bit C of 16-31 at 512 bits, or any C < simd_w: narrow
-            // nearest pixels, narrow_nearest_pays): two overlapping moves of the widest size
-            // that fits, or one of 2 bytes, so nothing outside the pixel is read or written,
-            // no mask (a masked store is microcoded on AMD) and no per-element gather.
+        if (rem > 0 && (full == 0 || kEvex)) {
+            // The rest of the pixel past its whole vectors (all of it for a pixel under a
+            // vector: 16-bit C of 16-31 at 512 bits, or any C < simd_w, narrow_nearest_pays):
+            // two overlapping moves of the widest size that fits (one where rem is that size),
+            // or one of 2 bytes, so nothing outside the pixel is read or written, no mask (a
+            // masked store is microcoded on AMD) and no per-element gather. At 512 bits this
+            // replaced the rest under a byte opmask, whose zmm load and store cross a line
+            // wherever the pixel's end does: bench_ab on the Xeon dev VM (Emerald Rapids)
+            // NXC f32 c17 (33x33 -> 65x65) 0.88-0.91x the time, c23 0.95-0.98x, C = 20 and 28
+            // 0.91-0.95x, 20x20 identity C = 33 0.80-0.85x (bf16, f16: 0.50-0.74x); C = 45
+            // and 100 even (0.97-1.04x).
             if (rem == 2) {
                 movzx(reg_cnt.cvt32(), word[reg_p0]);
                 to_rows([&](const Reg64 &d) { mov(word[d], reg_cnt.cvt16()); });
@@ -283,18 +290,15 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
                     else vmovd(to, x);
                 };
                 const Xmm xa(vmm_a.getIdx()), xb(vmm_b.getIdx());
+                const bool two = rem > piece;
                 load(xa, ptr[reg_p0]);
-                load(xb, ptr[reg_p0 + rem - piece]);
+                if (two) load(xb, ptr[reg_p0 + rem - piece]);
                 to_rows([&](const Reg64 &d) {
                     store(ptr[d], xa);
-                    store(ptr[d + rem - piece], xb);
+                    if (two) store(ptr[d + rem - piece], xb);
                 });
             }
-        } else if (kEvex && rem > 0) {  // the rest under a byte opmask: exactly rem bytes
-            load_kmask(k_tail, (uint64_t(1) << rem) - 1, 64);
-            vmovdqu8(vmm_a | k_tail | T_z, ptr[reg_p0]);
-            to_rows([&](const Reg64 &d) { vmovdqu8(ptr[d] | k_tail, vmm_a); });
-        } else if (rem > 0 && full > 0) {  // the rest as one vector ending at the pixel's end (overlap)
+        } else if (rem > 0) {  // AVX2: the rest as one vector ending at the pixel's end (overlap)
             vmovdqu(vmm_a, ptr[reg_p0 + rem - vlen]);
             to_rows([&](const Reg64 &d) { vmovdqu(ptr[d + rem - vlen], vmm_a); });
         }

@@ -55,6 +55,32 @@ void jit_interp_kernel<isa>::w_taps(const Address &a0, const Address &a1, int64_
     }
 }
 
+// The W step of a channel tail of the W-only kernel at 512 bits (tail_lanes: n = 4 or 8), in
+// an xmm or ymm ending at C, f32 into the scratch row: the same w0 * tap 0 + w1 * tap 1 as
+// w_step, on the low lanes of its registers.
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::w_tail(int64_t n, int src_off, int dst_off) {
+    auto step = [&](const auto &a, const auto &b, const auto &r, const auto &w0, const auto &w1) {
+        for (const auto &[v, p] : {std::pair{a, reg_p0}, std::pair{b, reg_p1}}) {
+            const Address m = ptr[p + src_off];
+            if (conf_.dt == data_type::f32) {
+                vmovups(v, m);
+            } else if (conf_.dt == data_type::bf16) {
+                vpmovzxwd(v, m);
+                vpslld(v, v, 16);
+            } else {
+                vcvtph2ps(v, m);
+            }
+        }
+        vmulps(r, w0, a);
+        vfmadd231ps(r, w1, b);
+        vmovups(ptr[reg_dst + dst_off], r);
+    };
+    const int ia = vmm_a.getIdx(), ib = vmm_b.getIdx(), ir = vmm_hd0.getIdx(), i0 = vmm_w0.getIdx(), i1 = vmm_w1.getIdx();
+    if (n == 4) step(Xmm(ia), Xmm(ib), Xmm(ir), Xmm(i0), Xmm(i1));
+    else step(Ymm(ia), Ymm(ib), Ymm(ir), Ymm(i0), Ymm(i1));
+}
+
 // The H and D steps of the canonical order, on W results already in vmm_rw[] (k >= 2).
 // D tap 0's H result is kept in vmm_hd0; D tap 1's is formed in place in vmm_rw[0].
 template <cpu_isa isa>
@@ -118,6 +144,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         }
     };
     auto compute = [&](int64_t n, int src_off, int dst_off) {
+        if (n < simd_w && n == tail_lanes()) return w_tail(n, src_off, dst_off);
         interp(n, src_off);
         store_px(out_dt, ptr[reg_dst + dst_off], vmm_hd0, n, nt_);  // clobbers the io temps, not vmm_out_b
         if (dpair) store_px(out_dt, ptr[reg_dst_b + dst_off], vmm_out_b, n, nt_);
@@ -200,13 +227,15 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
             // AVX-512 too: under opmasks, four masked loads and a masked store (each with its
             // mask reloaded) took c17 and c23 NXC linear 1.3-1.7x the time of AVX2's overlap on
             // the Zen 4 dev VM.
-            const int back = static_cast<int>((simd_w - c.c_tail) * c.esize);
-            const int back_out = static_cast<int>((simd_w - c.c_tail) * out_es);
+            // W only at 512 bits: a narrower vector where one covers the tail (tail_lanes).
+            const int lanes = tail_lanes();
+            const int back = static_cast<int>((lanes - c.c_tail) * c.esize);
+            const int back_out = static_cast<int>((lanes - c.c_tail) * out_es);
             sub(reg_p0, back);
             sub(reg_p1, back);
             dst_add(-back_out);
-            compute(simd_w, 0, 0);
-            dst_add(simd_w * out_es);
+            compute(lanes, 0, 0);
+            dst_add(lanes * out_es);
         }
     });
 }
@@ -479,14 +508,14 @@ void jit_interp_kernel<isa>::unrolled_pixels(const compute_fn &compute, const st
                                              const compute_fn &compute2, int64_t n_px) {
     const jit_conf &c = conf_;
     const int in_v = simd_w * c.esize, out_v = simd_w * out_es, full = static_cast<int>(c.c_full);
-    const int back = static_cast<int>(simd_w - c.c_tail);  // the last vector ends at C
+    const int lanes = tail_lanes(), back = static_cast<int>(lanes - c.c_tail);  // the last vector ends at C
     for_pixels(n_px < 0 ? c.OW : n_px, [&] {
         for (int v = 0; v < full;) {
             const bool two = compute2 && v + 1 < full;
             (two ? compute2 : compute)(simd_w, v * in_v, v * out_v);
             v += two ? 2 : 1;
         }
-        if (c.c_tail > 0) compute(simd_w, full * in_v - back * c.esize, full * out_v - back * out_es);
+        if (c.c_tail > 0) compute(lanes, full * in_v - back * c.esize, full * out_v - back * out_es);
         dst_add(static_cast<int>(c.C * out_es));
     });
 }

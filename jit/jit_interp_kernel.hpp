@@ -65,6 +65,18 @@ private:
     void w_step(const Vmm &r, const Xbyak::Address &a0, const Xbyak::Address &a1, int64_t n, int half = -1);
     void w_taps(const Xbyak::Address &a0, const Xbyak::Address &a1, int64_t n, int half);  // into vmm_a, vmm_b
     void combine_taps(const Vmm &out);  // vmm_rw / vmm_hd0 -> H and D steps -> out
+    // The lanes of a pixel's last (channel tail) vector, which ends at C. The W-only kernel at
+    // 512 bits takes the narrowest of 4, 8 and 16 that covers the tail (w_tail): an
+    // unaligned zmm access always spans two lines, and its scratch store and two loads did
+    // so for every pixel. bench_ab on the Xeon dev VM (Emerald Rapids), both orders: NXC
+    // linear c17 0.88-0.91x the time (f32, f16; bf16 0.86-0.95x), c23 0.89-0.94x, 40x40 ->
+    // 60x60 C = 19 0.85-0.94x, 64x64 -> 128x128 C = 21 0.86-0.94x; tails of 9-15 keep the
+    // zmm (C = 28: even). The other kernels keep a full vector.
+    int tail_lanes() const {
+        const int64_t t = conf_.c_tail;
+        return kEvex && w_only_ && !conf_.narrow && t > 0 && t <= 8 ? (t <= 4 ? 4 : 8) : simd_w;
+    }
+    void w_tail(int64_t n, int src_off, int dst_off);
 
     void gen_nxc_linear();
     void gen_nxc_linear_pair();

@@ -55,32 +55,6 @@ void jit_interp_kernel<isa>::w_taps(const Address &a0, const Address &a1, int64_
     }
 }
 
-// The W step of a channel tail of the W-only kernel at 512 bits (tail_lanes: n = 4 or 8), in
-// an xmm or ymm ending at C, f32 into the scratch row: the same w0 * tap 0 + w1 * tap 1 as
-// w_step, on the low lanes of its registers.
-template <cpu_isa isa>
-void jit_interp_kernel<isa>::w_tail(int64_t n, int src_off, int dst_off) {
-    auto step = [&](const auto &a, const auto &b, const auto &r, const auto &w0, const auto &w1) {
-        for (const auto &[v, p] : {std::pair{a, reg_p0}, std::pair{b, reg_p1}}) {
-            const Address m = ptr[p + src_off];
-            if (conf_.dt == data_type::f32) {
-                vmovups(v, m);
-            } else if (conf_.dt == data_type::bf16) {
-                vpmovzxwd(v, m);
-                vpslld(v, v, 16);
-            } else {
-                vcvtph2ps(v, m);
-            }
-        }
-        vmulps(r, w0, a);
-        vfmadd231ps(r, w1, b);
-        vmovups(ptr[reg_dst + dst_off], r);
-    };
-    const int ia = vmm_a.getIdx(), ib = vmm_b.getIdx(), ir = vmm_hd0.getIdx(), i0 = vmm_w0.getIdx(), i1 = vmm_w1.getIdx();
-    if (n == 4) step(Xmm(ia), Xmm(ib), Xmm(ir), Xmm(i0), Xmm(i1));
-    else step(Ymm(ia), Ymm(ib), Ymm(ir), Ymm(i0), Ymm(i1));
-}
-
 // The H and D steps of the canonical order, on W results already in vmm_rw[] (k >= 2).
 // D tap 0's H result is kept in vmm_hd0; D tap 1's is formed in place in vmm_rw[0].
 template <cpu_isa isa>
@@ -144,7 +118,6 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         }
     };
     auto compute = [&](int64_t n, int src_off, int dst_off) {
-        if (n < simd_w && n == tail_lanes()) return w_tail(n, src_off, dst_off);
         interp(n, src_off);
         store_px(out_dt, ptr[reg_dst + dst_off], vmm_hd0, n, nt_);  // clobbers the io temps, not vmm_out_b
         if (dpair) store_px(out_dt, ptr[reg_dst_b + dst_off], vmm_out_b, n, nt_);
@@ -221,13 +194,13 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         }
         vector_loop(singles, simd_w * c.esize, simd_w * out_es, compute, advance);
         if (c.c_tail > 0) {
-            // The last channels as one full vector ending at C (C >= simd_w on this path): it
+            // The last channels as one vector ending at C (C >= simd_w on this path): it
             // overlaps the previous vector and rewrites identical bits, which beats a masked
             // store (microcoded on AMD) and never leaves the pixel. NT variants have no tail.
             // AVX-512 too: under opmasks, four masked loads and a masked store (each with its
             // mask reloaded) took c17 and c23 NXC linear 1.3-1.7x the time of AVX2's overlap on
-            // the Zen 4 dev VM.
-            // W only at 512 bits: a narrower vector where one covers the tail (tail_lanes).
+            // the Zen 4 dev VM. At 512 bits the vector is an xmm or ymm where one covers the
+            // tail (tail_lanes).
             const int lanes = tail_lanes();
             const int back = static_cast<int>((lanes - c.c_tail) * c.esize);
             const int back_out = static_cast<int>((lanes - c.c_tail) * out_es);
@@ -447,10 +420,10 @@ void jit_interp_kernel<isa>::pixel_loop(const compute_fn &compute, const std::fu
         const int v_bytes = simd_w * c.esize;
         vector_loop(c.c_full, v_bytes, v_bytes, compute, [&](int vecs) { advance(vecs * v_bytes); }, compute2);
         if (c.c_tail > 0) {  // the overlapping last vector, as in gen_nxc_linear
-            const int back = static_cast<int>((simd_w - c.c_tail) * c.esize);
+            const int lanes = tail_lanes(), back = static_cast<int>((lanes - c.c_tail) * c.esize);
             advance(-back);
-            compute(simd_w, 0, 0);
-            dst_add(simd_w * c.esize);
+            compute(lanes, 0, 0);
+            dst_add(lanes * c.esize);
         }
     });
 }
@@ -524,7 +497,8 @@ void jit_interp_kernel<isa>::unrolled_pixels(const compute_fn &compute, const st
 // whose store spills into the pixels after it (they are made later, and overwrite it); then
 // edge_px edge pixels. On AVX2 their taps load the vectors that end at their pixels' ends
 // (reg_p0 and reg_p1 back by simd_w - C elements; reg_row deltas keep them inside every tap
-// row); on AVX-512 every load and the store take C lanes under an opmask.
+// row); on AVX-512 every load and the store take C lanes under an opmask (C = 4 and 8: xmm
+// and ymm moves, jit_io).
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::narrow_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, int out_es) {
     const jit_conf &c = conf_;

@@ -65,18 +65,19 @@ private:
     void w_step(const Vmm &r, const Xbyak::Address &a0, const Xbyak::Address &a1, int64_t n, int half = -1);
     void w_taps(const Xbyak::Address &a0, const Xbyak::Address &a1, int64_t n, int half);  // into vmm_a, vmm_b
     void combine_taps(const Vmm &out);  // vmm_rw / vmm_hd0 -> H and D steps -> out
-    // The lanes of a pixel's last (channel tail) vector, which ends at C. The W-only kernel at
-    // 512 bits takes the narrowest of 4, 8 and 16 that covers the tail (w_tail): an
-    // unaligned zmm access always spans two lines, and its scratch store and two loads did
-    // so for every pixel. bench_ab on the Xeon dev VM (Emerald Rapids), both orders: NXC
-    // linear c17 0.88-0.91x the time (f32, f16; bf16 0.86-0.95x), c23 0.89-0.94x, 40x40 ->
-    // 60x60 C = 19 0.85-0.94x, 64x64 -> 128x128 C = 21 0.86-0.94x; tails of 9-15 keep the
-    // zmm (C = 28: even). The other kernels keep a full vector.
+    // The lanes of a pixel's last (channel tail) vector, which ends at C: at 512 bits the
+    // narrowest of 4, 8 and 16 that covers the tail (jit_io loads and stores 4 and 8 with
+    // xmm and ymm moves), where an unaligned zmm access always spans two lines; AVX2 keeps
+    // its full vector. bench_ab on the Xeon dev VM (Emerald Rapids), both orders, against
+    // zmm tails: separable W rows c17 0.86-0.95x the time, c23 0.89-0.94x, 64x64 -> 128x128
+    // C = 21 0.86-0.94x; direct rows 64x64 -> 40x40 C = 20 0.81-0.93x, 40x40 -> 80x80 C = 52
+    // f32 0.77-0.92x (16-bit 0.94-0.95x), 30x30 -> 60x60 C = 70 f32 0.85x, 100x100 ->
+    // 200x200 C = 17 0.87-0.95x, 3-D 16x20x20 -> 8x30x30 C = 36 0.76-0.87x; tails of 9-15
+    // keep the zmm (C = 28: even).
     int tail_lanes() const {
         const int64_t t = conf_.c_tail;
-        return kEvex && w_only_ && !conf_.narrow && t > 0 && t <= 8 ? (t <= 4 ? 4 : 8) : simd_w;
+        return kEvex && !conf_.narrow && t > 0 && t <= 8 ? (t <= 4 ? 4 : 8) : simd_w;
     }
-    void w_tail(int64_t n, int src_off, int dst_off);
 
     void gen_nxc_linear();
     void gen_nxc_linear_pair();

@@ -14,8 +14,31 @@ void jit_io::load_tail_mask(const Zmm &, int64_t lanes) {
     load_kmask(k_tail, (uint64_t(1) << lanes) - 1, 16);
 }
 
+// Exactly 8 or 4 elements: the ymm or xmm move of those elements, unmasked. The register
+// ends up as the zero-masked zmm load would leave it, and memory sees the same bytes; but an
+// unaligned zmm access spans two lines whatever its mask, and the narrow one only where those
+// elements do (the last vectors of NXC pixels, jit_interp_kernel::tail_lanes).
+namespace {
+bool narrow_part(int64_t n) { return n == 8 || n == 4; }
+}  // namespace
+
 template <>
 void jit_io::load_f32(data_type dt, const Zmm &v, const Address &a, int64_t n) {
+    if (narrow_part(n)) {
+        auto load = [&](const auto &x) {
+            if (dt == data_type::f32) {
+                vmovups(x, a);
+            } else if (dt == data_type::bf16) {
+                vpmovzxwd(x, a);
+                vpslld(x, x, 16);
+            } else {
+                vcvtph2ps(x, a);
+            }
+        };
+        if (n == 8) load(Ymm(v.getIdx()));
+        else load(Xmm(v.getIdx()));
+        return;
+    }
     const bool full = n == simd_w_;
     const Ymm half(v.getIdx());
     if (!full) {
@@ -91,9 +114,21 @@ void jit_io::round_words(data_type dt, const Zmm &r, const Zmm &x0, const Zmm &x
 
 template <>
 void jit_io::store_f32(data_type dt, const Address &a, const Zmm &v, int64_t n, bool nt) {
+    const Ymm yt(kT0);
+    if (narrow_part(n)) {  // as in load_f32; no NT (a part of a line)
+        if (dt == data_type::f32) {
+            if (n == 8) vmovups(a, Ymm(v.getIdx()));
+            else vmovups(a, Xmm(v.getIdx()));
+            return;
+        }
+        if (dt == data_type::bf16) cvt_to_bf16(v);
+        else vcvtps2ph(yt, v, 0);  // imm 0, as below
+        if (n == 8) vmovdqu(a, Xmm(kT0));
+        else vmovq(a, Xmm(kT0));
+        return;
+    }
     const bool full = n == simd_w_;
     if (!full) load_tail_mask(v, n);
-    const Ymm yt(kT0);
     switch (dt) {
         case data_type::f32:
             if (!full) vmovups(a | k_tail, v);

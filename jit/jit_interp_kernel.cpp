@@ -266,38 +266,44 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
         if (rem > 0 && (full == 0 || kEvex)) {
             // The rest of the pixel past its whole vectors (all of it for a pixel under a
             // vector: 16-bit C of 16-31 at 512 bits, or any C < simd_w, narrow_nearest_pays):
-            // two overlapping moves of the widest size that fits (one where rem is that size),
-            // or one of 2 bytes, so nothing outside the pixel is read or written, no mask (a
-            // masked store is microcoded on AMD) and no per-element gather. At 512 bits this
-            // replaced the rest under a byte opmask, whose zmm load and store cross a line
-            // wherever the pixel's end does: bench_ab on the Xeon dev VM (Emerald Rapids)
-            // NXC f32 c17 (33x33 -> 65x65) 0.88-0.91x the time, c23 0.95-0.98x, C = 20 and 28
-            // 0.91-0.95x, 20x20 identity C = 33 0.80-0.85x (bf16, f16: 0.50-0.74x); C = 45
-            // and 100 even (0.97-1.04x).
+            // a move of the widest size that fits and one of the narrowest that covers what
+            // it leaves (below), or one of 2 bytes, so nothing outside the pixel is read or
+            // written, no mask (a masked store is microcoded on AMD) and no per-element
+            // gather. At 512 bits this replaced the rest under a byte opmask, whose zmm load
+            // and store cross a line wherever the pixel's end does: bench_ab on the Xeon dev
+            // VM (Emerald Rapids) NXC f32 c17 (33x33 -> 65x65) 0.88-0.91x the time, c23
+            // 0.95-0.98x, C = 20 and 28 0.91-0.95x, 20x20 identity C = 33 0.80-0.85x (bf16,
+            // f16: 0.50-0.74x); C = 45 and 100 even (0.97-1.04x).
             if (rem == 2) {
                 movzx(reg_cnt.cvt32(), word[reg_p0]);
                 to_rows([&](const Reg64 &d) { mov(word[d], reg_cnt.cvt16()); });
             } else {
-                const int piece = rem >= 32 ? 32 : rem >= 16 ? 16 : rem >= 8 ? 8 : 4;
-                auto load = [&](const Xmm &x, const Address &from) {
-                    if (piece == 32) vmovdqu(Ymm(x.getIdx()), from);
-                    else if (piece == 16) vmovdqu(x, from);
-                    else if (piece == 8) vmovq(x, from);
+                // The second move ends at the pixel's end, overlapping the first where the
+                // rest is no piece size. It had been as wide as the first: bench_ab on the Xeon
+                // dev VM (Emerald Rapids), both orders, 4 bytes against 32: 1-D 2837 -> 20614
+                // C = 9 (the sweep's 0.69x case against oneDNN) f32 0.64x the time, bf16
+                // 0.69x, f16 0.90x; 1379 -> 887 C = 9 0.62-0.74x; c17 NXC bf16 and f16 (2
+                // bytes past 32) 0.69-0.70x; rests of 8-24 bytes even (C = 10-13, 26).
+                const int piece = rem >= 32 ? 32 : rem >= 16 ? 16 : rem >= 8 ? 8 : 4, rest = rem - piece;
+                const int last = rest > 16 ? 32 : rest > 8 ? 16 : rest > 4 ? 8 : 4;
+                auto load = [&](const Xmm &x, const Address &from, int bytes) {
+                    if (bytes == 32) vmovdqu(Ymm(x.getIdx()), from);
+                    else if (bytes == 16) vmovdqu(x, from);
+                    else if (bytes == 8) vmovq(x, from);
                     else vmovd(x, from);
                 };
-                auto store = [&](const Address &to, const Xmm &x) {
-                    if (piece == 32) vmovdqu(to, Ymm(x.getIdx()));
-                    else if (piece == 16) vmovdqu(to, x);
-                    else if (piece == 8) vmovq(to, x);
+                auto store = [&](const Address &to, const Xmm &x, int bytes) {
+                    if (bytes == 32) vmovdqu(to, Ymm(x.getIdx()));
+                    else if (bytes == 16) vmovdqu(to, x);
+                    else if (bytes == 8) vmovq(to, x);
                     else vmovd(to, x);
                 };
                 const Xmm xa(vmm_a.getIdx()), xb(vmm_b.getIdx());
-                const bool two = rem > piece;
-                load(xa, ptr[reg_p0]);
-                if (two) load(xb, ptr[reg_p0 + rem - piece]);
+                load(xa, ptr[reg_p0], piece);
+                if (rest) load(xb, ptr[reg_p0 + rem - last], last);
                 to_rows([&](const Reg64 &d) {
-                    store(ptr[d], xa);
-                    if (two) store(ptr[d + rem - piece], xb);
+                    store(ptr[d], xa, piece);
+                    if (rest) store(ptr[d + rem - last], xb, last);
                 });
             }
         } else if (rem > 0) {  // AVX2: the rest as one vector ending at the pixel's end (overlap)

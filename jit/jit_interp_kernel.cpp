@@ -213,11 +213,10 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
     });
 }
 
-// Nearest NXC is a bit copy of C * esize bytes per pixel: whole vectors, then the rest (AVX2:
-// an overlapping vector; under a vector, and at 512 bits, two overlapping moves), so no byte
-// outside the pixel is touched and no dtype logic is needed. The pair variant
-// (conf.row_pairs) writes every loaded vector to two consecutive dst rows that share their
-// src row.
+// Nearest NXC is a bit copy of C * esize bytes per pixel: whole vectors, then the rest in two
+// moves (below), so no byte outside the pixel is touched and no dtype logic is needed. The
+// pair variant (conf.row_pairs) writes every loaded vector to two consecutive dst rows that
+// share their src row.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::gen_nxc_nearest() {
     const jit_conf &c = conf_;
@@ -263,7 +262,7 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
                 jnz(l_v, T_NEAR);
             }
         }
-        if (rem > 0 && (full == 0 || kEvex)) {
+        if (rem > 0) {
             // The rest of the pixel past its whole vectors (all of it for a pixel under a
             // vector: 16-bit C of 16-31 at 512 bits, or any C < simd_w, narrow_nearest_pays):
             // a move of the widest size that fits and one of the narrowest that covers what
@@ -273,7 +272,10 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
             // and store cross a line wherever the pixel's end does: bench_ab on the Xeon dev
             // VM (Emerald Rapids) NXC f32 c17 (33x33 -> 65x65) 0.88-0.91x the time, c23
             // 0.95-0.98x, C = 20 and 28 0.91-0.95x, 20x20 identity C = 33 0.80-0.85x (bf16,
-            // f16: 0.50-0.74x); C = 45 and 100 even (0.97-1.04x).
+            // f16: 0.50-0.74x); C = 45 and 100 even (0.97-1.04x). AVX2 had an overlapping
+            // ymm ending at the pixel's end: its kernels ran on the same VM C = 9 f32 0.69-0.74x
+            // the time with these moves, c17 and c23 16-bit 0.70-0.79x, c17 f32 0.81x, C = 13
+            // 0.94x (Zen unmeasured).
             if (rem == 2) {
                 movzx(reg_cnt.cvt32(), word[reg_p0]);
                 to_rows([&](const Reg64 &d) { mov(word[d], reg_cnt.cvt16()); });
@@ -306,9 +308,6 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
                     if (rest) store(ptr[d + rem - last], xb, last);
                 });
             }
-        } else if (rem > 0) {  // AVX2: the rest as one vector ending at the pixel's end (overlap)
-            vmovdqu(vmm_a, ptr[reg_p0 + rem - vlen]);
-            to_rows([&](const Reg64 &d) { vmovdqu(ptr[d + rem - vlen], vmm_a); });
         }
         if (rem) advance(rem);
         add(reg_tab, 8);

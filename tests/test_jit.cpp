@@ -1274,6 +1274,60 @@ TEST(jit_bitwise, nxc_linear_channel_loop_remainders) {
     });
 }
 
+// At 512 bits the moves that touch no more than a pixel's last bytes: NXC linear tails of 1-8
+// channels in an xmm or ymm (tail_lanes; separable W rows and direct rows), narrow pixels of
+// up to 8 channels likewise (narrow_loop), and nearest pixel rests as the widest piece and the
+// narrowest that covers the rest (4 bytes past 32 for C = 9 f32 and C = 17 16-bit). Bit for
+// bit in every dtype at the dispatched tier; on a 512-bit host the f32 listings hold the xmm /
+// ymm loads and the 4-byte moves.
+TEST(jit_bitwise, narrow_moves_at_512) {
+    REQUIRE_AVX2();
+    const bool zmm = get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core;
+    auto listing = [](const op_desc &d) { return primitive(primitive_desc(d)).dump_asm(); };
+    uint32_t seed = 3500;
+    int looked = 0;
+    // Linear tails: separable 2x up (W rows) and direct H down (single rows).
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {{{9, 9}, {17, 17}}, {{12, 10}, {7, 6}}};
+    for (int64_t tail : {1, 3, 4, 5, 8, 9})
+        for (const auto &sh : shapes)
+            for (auto t : kTypes) {
+                const auto d = problem_builder().src(layout(data_format::nxc, 1, 16 + tail, sh.first)).sizes(sh.second).mode(mode::linear).dt(t);
+                ++seed;
+                ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d);
+                if (!zmm || t != data_type::f32 || tail > 8) continue;
+                const std::string want = tail <= 4 ? "vmovups xmm" : "vmovups ymm";
+                EXPECT_NE(listing(d).find(want), std::string::npos) << describe(d) << ": " << want;
+                ++looked;
+            }
+    // Narrow pixels (H and W down: the direct kernel's narrow path).
+    for (int64_t c : {2, 3, 4, 5, 7, 8, 9})
+        for (auto t : kTypes) {
+            const auto d = problem_builder().src(layout(data_format::nxc, 1, c, {13, 40})).sizes({6, 17}).mode(mode::linear).dt(t);
+            ++seed;
+            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d);
+            if (!zmm || t != data_type::f32 || c > 8) continue;
+            const jit_conf jc = make_jit_conf(make_problem(d), get_effective_cpu_isa());
+            if (!jc.narrow) continue;
+            const std::string want = c <= 4 ? "vmovups xmm" : "vmovups ymm";
+            EXPECT_NE(listing(d).find(want), std::string::npos) << describe(d) << ": " << want;
+            ++looked;
+        }
+    // Nearest pixel rests: 1-D W up and down, 2-D up.
+    for (const auto &[c, t] : {std::pair{int64_t(9), data_type::f32}, {17, data_type::bf16}, {17, data_type::f16}, {9, data_type::bf16}})
+        for (const auto &sh : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+                 {{283}, {2061}}, {{139}, {87}}, {{9, 11}, {17, 23}}}) {
+            const auto d = problem_builder().src(layout(data_format::nxc, 1, c, sh.first)).sizes(sh.second).mode(mode::nearest).dt(t);
+            ++seed;
+            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d);
+            if (!zmm || c * dt_size(t) != 36 && c * dt_size(t) != 34) continue;
+            const std::string code = listing(d);
+            if (code.find("; part row:") == std::string::npos) continue;  // flat rows (windows), not pixels
+            EXPECT_NE(code.find("vmovd xmm"), std::string::npos) << describe(d) << ": the 4-byte second move";
+            ++looked;
+        }
+    if (zmm) EXPECT_GE(looked, 12) << "listings checked at 512 bits";
+}
+
 // Linear problems, one per (shape, dtype, ctm), at each NT setting and thread count
 // (for_nt_and_threads): skip(d, threads) leaves one out, expect(d, conf) checks its kernel's
 // configuration, and its output must be the reference's bits (specials in every other case).

@@ -273,9 +273,9 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
             // VM (Emerald Rapids) NXC f32 c17 (33x33 -> 65x65) 0.88-0.91x the time, c23
             // 0.95-0.98x, C = 20 and 28 0.91-0.95x, 20x20 identity C = 33 0.80-0.85x (bf16,
             // f16: 0.50-0.74x); C = 45 and 100 even (0.97-1.04x). AVX2 had an overlapping
-            // ymm ending at the pixel's end: its kernels ran on the same VM C = 9 f32 0.69-0.74x
-            // the time with these moves, c17 and c23 16-bit 0.70-0.79x, c17 f32 0.81x, C = 13
-            // 0.94x (Zen unmeasured).
+            // ymm ending at the pixel's end: its kernels ran on the same VM, both orders, C = 9
+            // f32 0.69-0.78x the time with these moves, c17 and c23 16-bit 0.70-0.83x, c17
+            // f32 0.81x, C = 13 and 45 0.93-0.94x (Zen unmeasured).
             if (rem == 2) {
                 movzx(reg_cnt.cvt32(), word[reg_p0]);
                 to_rows([&](const Reg64 &d) { mov(word[d], reg_cnt.cvt16()); });

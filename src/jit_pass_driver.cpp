@@ -616,13 +616,13 @@ private:
             stamp[victim] = ++clock;
             return slots + victim * slot_bytes;
         };
-        // Column blocks: the slots' rows change width, so none is kept across a switch.
         // The four W rows the last blend read (rows_of): rows with the same H and D taps
         // (H upsampled) take them again without four LRU lookups, whose pin scans had cost
         // more than the blend of a short row: the sweep's 25x46x5 -> 7x330x2 NXC C = 30 f32
         // (rows of 2 pixels) 0.47x the time (bench_ab, Xeon dev VM), 20x40x4 -> 10x120x3
         // C = 16 0.85-0.98x; long rows even.
         pins cur = {-1, -1, -1, -1};
+        // Column blocks: the slots' rows change width, so none is kept across a switch.
         auto use_block = [&](const cols_kernels *b, int64_t ow0) {
             std::fill(std::begin(key), std::end(key), -1);
             cur = {-1, -1, -1, -1};

@@ -1319,7 +1319,8 @@ TEST(jit_bitwise, narrow_moves_at_512) {
             const auto d = problem_builder().src(layout(data_format::nxc, 1, c, sh.first)).sizes(sh.second).mode(mode::nearest).dt(t);
             ++seed;
             ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d);
-            if (!zmm || c * dt_size(t) != 36 && c * dt_size(t) != 34) continue;
+            const int64_t bytes = c * static_cast<int64_t>(dt_size(t));
+            if (!zmm || (bytes != 36 && bytes != 34)) continue;
             const std::string code = listing(d);
             if (code.find("; part row:") == std::string::npos) continue;  // flat rows (windows), not pixels
             EXPECT_NE(code.find("vmovd xmm"), std::string::npos) << describe(d) << ": the 4-byte second move";

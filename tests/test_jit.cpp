@@ -761,8 +761,12 @@ TEST(jit_bitwise, nxc_run_pixel_pairs) {
                     ++saw_run_nt;
                 }
     });
-    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core) EXPECT_GT(saw, 0);
-    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core && !emulated()) EXPECT_GT(saw_run_nt, 0);
+    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core) {
+        EXPECT_GT(saw, 0);
+    }
+    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core && !emulated()) {
+        EXPECT_GT(saw_run_nt, 0);
+    }
 }
 
 // NT variants of the direct NXC kernels with bf16 32 words at a time (conf.nt_lines: native
@@ -819,7 +823,9 @@ TEST(jit_bitwise, nxc_nt_lines) {
                 }
     }
     omp_set_num_threads(saved);
-    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16) EXPECT_GT(saw, 0);
+    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16) {
+        EXPECT_GT(saw, 0);
+    }
 }
 
 // 2-D NXC linear at 512 bits: the channel count picks separable or direct (separable_pays;
@@ -1326,7 +1332,9 @@ TEST(jit_bitwise, narrow_moves_at_512) {
             EXPECT_NE(code.find("vmovd xmm"), std::string::npos) << describe(d) << ": the 4-byte second move";
             ++looked;
         }
-    if (zmm) EXPECT_GE(looked, 12) << "listings checked at 512 bits";
+    if (zmm) {
+        EXPECT_GE(looked, 12) << "listings checked at 512 bits";
+    }
 }
 
 // Linear problems, one per (shape, dtype, ctm), at each NT setting and thread count

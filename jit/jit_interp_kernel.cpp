@@ -513,7 +513,7 @@ void jit_interp_kernel<isa>::narrow_loop(const compute_fn &compute, const std::f
     // both orders: img_down NXC linear (C = 3) bf16 0.80-0.87x the time, f16 0.89-0.91x, f32
     // 0.95-0.98x; 300x300 -> 100x100 C = 4 f32 0.56-0.59x, f16 0.74x; 100x283 -> 200x2061
     // C = 6 f32 0.83-0.91x; 3-D 18x10x31 -> 5x3x14 C = 7 0.77-0.78x; C = 5 and 8 even.
-    const int narrow_lanes = kEvex && c.C <= 8 ? (c.C <= 4 ? 4 : 8) : simd_w;
+    const int narrow_lanes = lanes_for(c.C);
     for (const bool edge : {false, true}) {
         const int64_t n = edge ? c.edge_px : c.OW - c.edge_px;
         if (n == 0) continue;

@@ -74,10 +74,9 @@ private:
     // f32 0.77-0.92x (16-bit 0.94-0.95x), 30x30 -> 60x60 C = 70 f32 0.85x, 100x100 ->
     // 200x200 C = 17 0.87-0.95x, 3-D 16x20x20 -> 8x30x30 C = 36 0.76-0.87x; tails of 9-15
     // keep the zmm (C = 28: even).
-    int tail_lanes() const {
-        const int64_t t = conf_.c_tail;
-        return kEvex && !conf_.narrow && t > 0 && t <= 8 ? (t <= 4 ? 4 : 8) : simd_w;
-    }
+    int tail_lanes() const { return !conf_.narrow && conf_.c_tail > 0 ? lanes_for(conf_.c_tail) : simd_w; }
+    // The narrowest vector for n lanes at 512 bits (4, 8 or 16: xmm, ymm, zmm); AVX2 simd_w.
+    int lanes_for(int64_t n) const { return kEvex && n <= 8 ? (n <= 4 ? 4 : 8) : simd_w; }
 
     void gen_nxc_linear();
     void gen_nxc_linear_pair();

@@ -557,15 +557,13 @@ void jit_interp_kernel<isa>::store_words_eo(const Address &a, const Vmm &even, c
     }
 }
 
-// Two f16 vectors of consecutive channels as one NT 64-byte line: each rounded as store_f32
-// rounds f16 (vcvtps2ph imm 0: nearest even, never MXCSR.RC), joined by vinserti64x4.
+// Two f16 vectors of consecutive channels as one NT 64-byte line: round_words rounds them as
+// store_f32 rounds f16 (vcvtps2ph imm 0) and joins them.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::store_f16_line(const Address &a, const Vmm &lo, const Vmm &hi) {
     if constexpr (kEvex) {
         const Zmm r(kT2);
-        vcvtps2ph(Ymm(kT2), lo, 0);
-        vcvtps2ph(Ymm(kT3), hi, 0);
-        vinserti64x4(r, r, Ymm(kT3), 1);
+        round_words(data_type::f16, r, lo, hi, true, Ymm(kT3));
         vmovntdq(a, r);
     }
 }

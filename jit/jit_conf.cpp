@@ -64,6 +64,7 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.nt_eligible = c.nt_stream = c.copy_aligned = false;
     c.n_slots = c.n_wplanes = 0;
     c.d_cols = 0;
+    c.d_group = 0;
     c.wplane_bytes = 0;
     c.scratch_bytes = 0;
     c.rows = p.n * p.c;
@@ -856,6 +857,18 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         const int64_t lanes2 = 2 * w, unit = lanes2 / std::gcd(c.C, lanes2);  // block widths keep 64-byte pairs
         const int64_t px = jit_conf::kColBlockBytes / (c.C * 4) / unit * unit;
         if (c.row_out % lanes2 == 0 && px > 0 && px < c.OW) c.d_cols = px;
+    }
+    // Chains of D pairs in groups of two (jit_conf.hpp, d_group): vol_2x's 14 chained pairs
+    // W-step 21 slices' rows instead of 28. bench_ab on the Xeon dev VM against pairs one at a
+    // time, both shim orders, three times each: vol_2x NXC bf16 0.86-0.92x the time, f16
+    // 0.89-0.93x; avx512_core kernels (bf16 rounded by hand) 0.94-1.01x, f16 0.92-0.99x;
+    // 2 threads 0.92-1.00x; C = 48 0.92-1.02x. In `xinterp bench` runs, groups of 3 and 4
+    // (4 KiB blocks, or 2 KiB) took vol_2x bf16 1.02-1.07x the time of groups of two, 7 (1 KiB
+    // blocks) 1.33x: the 2 * (d_group + 1) block rows leave L1, or the calls get short.
+    if (c.d_cols) {
+        c.d_group = jit_conf::kDGroup;
+        const int64_t group_slots = 2 * (c.d_group + 1) * d_cols_conf(c, c.d_cols).ow_pad * 4;
+        c.scratch_bytes = std::max(c.scratch_bytes, group_slots);
     }
     // Linear W-planes column by column (jit_conf.hpp, wplane_cols). A/B on the dev VM against
     // row by row: c17, c23 and r15to73 NCX 0.93-0.96x the time in f32, 0.90-0.93x in f16 and

@@ -114,6 +114,13 @@ struct jit_conf {
     // the row's alignment. 0: off.
     int64_t d_cols = 0;
     static constexpr int64_t kColBlockBytes = int64_t(4) << 10;
+    // With column blocks, D pairs in a chain (pair j + 1's first src slice the last of pair
+    // j, as 2x half_pixel's (2i + 1, 2i + 2) read slices i and i + 1) go up to d_group at a
+    // time: per block and row oh, each pair's blend_hd2 call in turn, the W rows of the
+    // group's d_group + 1 slices in 2 * (d_group + 1) slots, so a slice two pairs share is
+    // W-stepped once for both. 0: off (pairs one at a time).
+    int d_group = 0;
+    static constexpr int kDGroup = 2;
     // Separable 2-D linear in row mode (the W-row LRU; NCX, separable NXC): output rows oh and
     // oh + 1 with the same H taps go to one blend2 call, which loads each vector of the two W
     // rows once for both (jit_ncx_vblend). Set as d_pairs is, on the H axis.

@@ -578,6 +578,60 @@ private:
         });
     }
 
+    // How many D pairs from od on go to one group (conf.d_group, at least 1): consecutive
+    // pairs, each starting on the src slice the one before ends on, whose planes this range
+    // holds whole.
+    int64_t group_len(int64_t od, int64_t r, int64_t r1) const {
+        const int64_t OD = prob().out[0], plane_rows = prob().out[1];
+        int64_t g = 1;
+        while (g < conf_.d_group && od + 2 * g + 1 < OD && r + 2 * (g + 1) * plane_rows <= r1 && tables_.d_pair_start[od + 2 * g] &&
+               tables_.d.lin[od + 2 * g].i0 == tables_.d.lin[od + 2 * g - 2].i1)
+            ++g;
+        return g;
+    }
+
+    // One column block of a group of g D pairs (od, od + 1), (od + 2, od + 3), ...: per output
+    // row oh, every pair's two rows from one NT pair call. The W rows of the g + 1 src slices
+    // stay in slots 2q + (ih & 1) (slice q; H taps are neighbours or equal, so a row's two
+    // never share a slot): a slice two neighbouring pairs share is W-stepped once for both,
+    // and each W row once per block. The slots overwrite the LRU's (use_block resets it).
+    void group_rows(w_step_args &ws, const exec_ctx &x, jit_pass_args &ba, const row_id &o, int64_t g, uint8_t *to,
+                    const cols_kernels &b, uint8_t *slots, size_t slot_bytes) const {
+        int64_t key[2 * (jit_conf::kDGroup + 1)];
+        std::fill(std::begin(key), std::end(key), -1);
+        const int64_t plane_rows = prob().out[1], plane_bytes = plane_rows * conf_.dst_row_bytes;
+        auto row = [&](int64_t q, int64_t id, int64_t ih) -> const uint8_t * {
+            const int64_t k = src_row(o.plane, id, ih), s = 2 * q + (ih & 1);
+            uint8_t *at = slots + s * slot_bytes;
+            if (key[s] != k) {
+                w_step(ws, x, k, at, b.wrow.get());
+                key[s] = k;
+            }
+            return at;
+        };
+        const auto fn = b.pair_nt->fn();
+        for (int64_t oh = 0; oh < plane_rows; ++oh, to += conf_.dst_row_bytes) {
+            const linear_tap &h = tables_.h.lin[oh];
+            ba.w0 = h.w0;
+            ba.w1 = h.w1;
+            for (int64_t j = 0; j < g; ++j) {
+                const linear_tap &ta = tables_.d.lin[o.od + 2 * j], &tb = tables_.d.lin[o.od + 2 * j + 1];
+                ba.src = row(j, ta.i0, h.i0);
+                ba.src_b = row(j, ta.i0, h.i1);
+                ba.src_c = row(j + 1, ta.i1, h.i0);
+                ba.src_d = row(j + 1, ta.i1, h.i1);
+                ba.wd0 = ta.w0;
+                ba.wd1 = ta.w1;
+                ba.wb0 = tb.w0;
+                ba.wb1 = tb.w1;
+                uint8_t *d = to + 2 * j * plane_bytes;
+                ba.dst = d;
+                ba.dst_b = d + plane_bytes;
+                fn(&ba);
+            }
+        }
+    }
+
     void run_linear(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
         const uint8_t *src = x.src;
         uint8_t *dst = x.dst;
@@ -660,12 +714,23 @@ private:
                 };
                 // A whole plane od that starts a D pair, with od + 1's whole plane in range:
                 // both from one call per row (the same four W rows, each H step made once).
+                // Column blocks take a chain of up to d_group such pairs (group_rows).
                 const bool cols = conf_.d_cols && nt;  // NT pairs block by block (generate_cols)
                 if ((blend_pair || cols) && o.oh == 0 && tables_.d_pair_start[o.od] && r + 2 * plane_rows <= r1) {
-                    const linear_tap &tb = tables_.d.lin[o.od + 1];
-                    ba.wb0 = tb.w0;
-                    ba.wb1 = tb.w1;
-                    auto pair_rows = [&](uint8_t *to, typename vblend_t::fn_t fn) {
+                    const int64_t g = cols ? group_len(o.od, r, r1) : 1;
+                    if (cols) {  // block by block: d_cols pixels of every row, the last one the rest
+                        const int64_t bytes_px = conf_.C * conf_.esize;
+                        for (int64_t ow0 = 0; ow0 < conf_.OW; ow0 += conf_.d_cols) {
+                            const cols_kernels &b = cols_[ow0 + conf_.d_cols >= conf_.OW && cols_[1].wrow ? 1 : 0];
+                            use_block(&b, ow0);
+                            group_rows(ws, x, ba, o, g, out + ow0 * bytes_px, b, slots, slot_bytes);
+                        }
+                        use_block(nullptr, 0);
+                    } else {
+                        const linear_tap &tb = tables_.d.lin[o.od + 1];
+                        ba.wb0 = tb.w0;
+                        ba.wb1 = tb.w1;
+                        uint8_t *to = out;
                         for (int64_t oh = 0; oh < plane_rows; ++oh, to += conf_.dst_row_bytes) {
                             const linear_tap &h = tables_.h.lin[oh];
                             rows_of(h);
@@ -673,22 +738,11 @@ private:
                             ba.w1 = h.w1;
                             ba.dst = to;
                             ba.dst_b = to + plane_bytes;
-                            fn(&ba);
+                            blend_pair(&ba);
                         }
-                    };
-                    if (cols) {  // block by block: d_cols pixels of every row, the last one the rest
-                        const int64_t bytes_px = conf_.C * conf_.esize;
-                        for (int64_t ow0 = 0; ow0 < conf_.OW; ow0 += conf_.d_cols) {
-                            const cols_kernels &b = cols_[ow0 + conf_.d_cols >= conf_.OW && cols_[1].wrow ? 1 : 0];
-                            use_block(&b, ow0);
-                            pair_rows(out + ow0 * bytes_px, b.pair_nt->fn());
-                        }
-                        use_block(nullptr, 0);
-                    } else {
-                        pair_rows(out, blend_pair);
                     }
-                    r += 2 * plane_rows - 1;  // the loop's step then leaves od + 1
-                    ++o.od;
+                    r += 2 * g * plane_rows - 1;  // the loop's step then leaves the group's last od
+                    o.od += 2 * g - 1;
                     o.oh = plane_rows - 1;
                     continue;
                 }

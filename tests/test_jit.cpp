@@ -1178,9 +1178,13 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
 // C = 40: blocks of 24 (unit 4), OW = 100 ending on 4; IH = 2, where a block's first rows
 // are W rows the block before also held (its slots must not be taken for them). D 2 -> 4 (od
 // 1 and 2 pair) and 1 -> 2 (od 0 and 1, both clamped to slice 0); 2 threads split the pairs
-// (singles, whole rows). Bitwise at 1 and 2 threads with NT stores, and at 2 threads with
-// plain ones on the same kernels (whole rows); the dispatched 512-bit kernels have the block
-// parts.
+// (singles, whole rows). Chains of pairs go in groups (jit_conf::d_group): D 4 -> 8 (pairs
+// (0, 1), then (3, 4) and (5, 6) on slices 1-2 and 2-3, one group; od 2 and 7 single) and
+// 5 -> 10 (a group, then the pair (7, 8) alone; align_corners: (0, 1), a group of (3, 4) and
+// (5, 6), then (7, 8)), C = 32 in blocks of 32 pixels (OW = 1590 ending on 22); at 2
+// threads the 5 -> 10 split leaves a group to the second thread. Bitwise at 1 and 2 threads with NT stores, and
+// at 2 threads with plain ones on the same kernels (whole rows); the dispatched 512-bit
+// kernels have the block parts.
 TEST(jit_bitwise, nxc_d_pair_cols) {
     REQUIRE_AVX2();
     struct shape {
@@ -1191,18 +1195,24 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
     const std::vector<shape> shapes = {{{2, 64, 35}, {4, 64, 70}, 48, 20, 10, true},
                                        {{1, 50, 64}, {2, 50, 128}, 32, 32, 32, false},
                                        {{1, 50, 50}, {2, 51, 100}, 40, 24, 4, true},
-                                       {{1, 2, 1050}, {2, 4, 2100}, 48, 20, 20, true}};
+                                       {{1, 2, 1050}, {2, 4, 2100}, 48, 20, 20, true},
+                                       {{4, 4, 795}, {8, 8, 1590}, 32, 32, 22, false},
+                                       {{5, 4, 800}, {10, 8, 1600}, 32, 32, 32, false}};
     {
         const kernel_isa bf16_512(cpu_isa::avx512_core_bf16), core_512(cpu_isa::avx512_core);
         for (const shape &sh : shapes)
             for (data_type t : {data_type::bf16, data_type::f16}) {
                 const problem p = make_problem(problem_builder().src(layout(data_format::nxc, 1, sh.c, sh.in)).sizes(sh.out).mode(mode::linear).dt(t));
                 const kernel_isa k = t == data_type::bf16 ? bf16_512 : core_512;
-                EXPECT_EQ(make_jit_conf(p, k).d_cols, 0) << sh.c << ": plain stores, whole rows";
+                {
+                    nt_threshold plain(size_t(1) << 40);
+                    EXPECT_EQ(make_jit_conf(p, k).d_cols, 0) << sh.c << ": plain stores, whole rows";
+                }
                 nt_threshold nt(1);
                 const jit_conf c = make_jit_conf(p, k);
                 EXPECT_TRUE(c.nxc_separable && !c.plane_mode && c.pairs_nt) << sh.c;
                 EXPECT_EQ(c.d_cols, sh.cols) << sh.c;
+                EXPECT_EQ(c.d_group, jit_conf::kDGroup) << sh.c;
                 const jit_conf last = d_cols_conf(c, sh.out[2] - (sh.out[2] - 1) / sh.cols * sh.cols);
                 EXPECT_EQ(last.OW, sh.last == sh.cols ? sh.cols : sh.last) << sh.c;
                 EXPECT_EQ(last.row_out, last.OW * sh.c);

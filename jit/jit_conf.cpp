@@ -188,15 +188,25 @@ bool flat_rows_fit(const problem &p, int64_t fc) {
 linear_tap w_tap(const problem &p, int64_t o) { return linear_coord(o, p.in[2], p.out[2], p.ctm); }
 
 // jit_conf::px_pairs: the first pixel (0 or 1) from which the most consecutive pixel pairs
-// share their W taps, and how many do; kept where they cover at least half the row.
-void set_px_pairs(jit_conf &c, const problem &p) {
+// share their W taps, and how many do, in a row of c.OW pixels starting at output column s
+// for every s in starts (column blocks: each block the kernel serves); kept where they cover
+// at least half the row.
+void set_px_pairs(jit_conf &c, const problem &p, const std::vector<int64_t> &starts = {0}) {
+    c.px_first = c.px_pairs = 0;
     int64_t best = 0, first = 0;
     for (int64_t f = 0; f < 2; ++f) {
+        auto pair_at = [&](int64_t j) {  // pixels f + 2j and f + 2j + 1 of every block
+            for (const int64_t s : starts) {
+                const int64_t o = s + f + 2 * j;
+                if (f + 2 * j + 1 >= c.OW || o + 1 >= p.out[2] || !w_tap(p, o).same_taps(w_tap(p, o + 1))) return false;
+            }
+            return true;
+        };
         int64_t n = 0;
-        while (f + 2 * n + 1 < p.out[2] && w_tap(p, f + 2 * n).same_taps(w_tap(p, f + 2 * n + 1))) ++n;
+        while (pair_at(n)) ++n;
         if (n > best) best = n, first = f;
     }
-    if (best * 4 < p.out[2]) return;
+    if (best * 4 < c.OW) return;
     c.px_first = first;
     c.px_pairs = best;
 }
@@ -654,6 +664,12 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         if (c.nxc_separable) {  // scratch rows and the blends see flat rows of OW * C elements
             set_flat_rows(c, c.C);
             c.bf16_even_odd = c.dt == data_type::bf16 && w == 8 && c.C % 16 == 0;
+            // The W step's pixel pairs (jit_conf.hpp, px_pairs). bench_ab on the Xeon dev VM
+            // against single pixels, both shim orders: vol_2x NXC bf16 0.84-0.93x the time, f16
+            // 0.87-0.96x; 16x56x56 -> 32x112x112 C = 32 and 16x64x64 -> 32x128x128 C = 48
+            // 0.92-0.95x; plane mode (16x32x32 -> 32x64x64 C = 32) 0.97-1.00x; avx512_core
+            // kernels 0.89-1.00x. AVX2 f16 ran 1.06x slower (bf16 there has even/odd blocks).
+            if (w == 16 && c.c_tail == 0 && !c.narrow) set_px_pairs(c, p);
             c.n_slots = 2 * c.nd;
             c.scratch_bytes = c.n_slots * c.ow_pad * 4;
             if (c.plane_mode) {
@@ -867,7 +883,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     // blocks) 1.33x: the 2 * (d_group + 1) block rows leave L1, or the calls get short.
     if (c.d_cols) {
         c.d_group = jit_conf::kDGroup;
-        const int64_t group_slots = 2 * (c.d_group + 1) * d_cols_conf(c, c.d_cols).ow_pad * 4;
+        const int64_t group_slots = 2 * (c.d_group + 1) * d_cols_conf(c, p, c.d_cols).ow_pad * 4;
         c.scratch_bytes = std::max(c.scratch_bytes, group_slots);
     }
     // Linear W-planes column by column (jit_conf.hpp, wplane_cols). A/B on the dev VM against
@@ -950,11 +966,19 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     return c;
 }
 
-jit_conf d_cols_conf(const jit_conf &c, int64_t px) {
+jit_conf d_cols_conf(const jit_conf &c, const problem &p, int64_t px) {
     jit_conf b = c;
     b.OW = px;
     set_flat_rows(b, b.C);
     b.d_cols = 0;
+    if (c.px_pairs > 0) {  // the pairs of every block this width serves
+        std::vector<int64_t> starts;
+        if (px == c.d_cols)
+            for (int64_t s = 0; s + px <= c.OW; s += px) starts.push_back(s);
+        else
+            starts.push_back(c.OW - px);
+        set_px_pairs(b, p, starts);
+    }
     return b;
 }
 

@@ -79,12 +79,14 @@ struct jit_conf {
     // 3 + 1 / same_run FMA-pipe ops and (same_run + 1) / same_run loads, against 4 and 2 in
     // pairs. The runs are fixed per kernel (jit_tables::h_run_start). 0: off.
     int same_run = 0;
-    // The run kernel's pixel pairs (16-bit at 512 bits, whole channel vectors): output pixels
-    // px_first + 2j and px_first + 2j + 1, j < px_pairs, read the same two W taps (2x
-    // half_pixel: pixels 2i + 1 and 2i + 2 blend src pixels i and i + 1), so per src row and
-    // channel vector the run kernel loads and widens the two taps once for both pixels, then
-    // makes each pixel's W step from them (the same bits: only the loads are shared). The
-    // pixels before px_first and after the pairs go singly. 0: off.
+    // Pixel pairs of the run kernel (16-bit at 512 bits) and of the separable NXC W step (every
+    // dtype at 512 bits), whole channel vectors: output pixels px_first + 2j and
+    // px_first + 2j + 1, j < px_pairs, read the same two W taps (2x half_pixel: pixels 2i + 1
+    // and 2i + 2 blend src pixels i and i + 1), so per src row and channel vector the kernel
+    // loads and widens the two taps once for both pixels, then makes each pixel's W step from
+    // them (the same bits: only the loads are shared). The pixels before px_first and after
+    // the pairs go singly. A column block's W step (d_cols_conf) has the pairs every block it
+    // serves has. 0: off.
     int64_t px_first = 0, px_pairs = 0;
     // The same-taps runs with NT stores (16-bit at 512 bits, C a multiple of 32, an
     // NT-eligible dst; bf16 rounded natively): every store of a run is a whole 64-byte line
@@ -408,7 +410,7 @@ struct jit_conf {
 jit_conf wplane_flat_conf(const jit_conf &c, const problem &p);
 // The conf of a column block of px pixels of c's rows (jit_conf::d_cols): the W step and the
 // blends of that many pixels.
-jit_conf d_cols_conf(const jit_conf &c, int64_t px);
+jit_conf d_cols_conf(const jit_conf &c, const problem &p, int64_t px);
 // unit_w: p is an NCX problem whose trailing unit axes (in == out == 1) were dropped (the
 // view kernels, src/jit_drivers.cpp); see jit_conf::unit_w.
 jit_conf make_jit_conf(const problem &p, kernel_isa isa, bool unit_w = false);

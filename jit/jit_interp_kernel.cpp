@@ -152,6 +152,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         }
     };
     if (c.narrow) return narrow_loop(compute, dst_add, out_es);
+    if (w_only_ && c.px_pairs > 0) return w_pixel_pairs(compute, dst_add);
     if (!split && !pairs && c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, out_es);
     for_pixels(c.OW, [&] {
         auto advance = [&](int vecs) {
@@ -582,6 +583,56 @@ void jit_interp_kernel<isa>::store_px(data_type dt, const Address &a, const Vmm 
         }
     }
     store_f32(dt, a, v, n, nt);
+}
+
+// W only, pixel pairs (conf.px_pairs; whole channel vectors): pixels px_first + 2j and
+// px_first + 2j + 1 read the same two W taps, so per channel vector one load and widening of
+// the taps serves both pixels' W steps (each with its own weights, the second pixel's from
+// the next record: the same bits as apart). The pixels before and after the pairs go singly
+// (compute, dst_add: gen_nxc_linear's).
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::w_pixel_pairs(const compute_fn &compute, const std::function<void(int)> &dst_add) {
+    const jit_conf &c = conf_;
+    const Vmm wb0(2), wb1(3), rb(12);  // W only: no H weights in 2 and 3, no D pair in 12
+    const int vb = simd_w * c.esize, ob = simd_w * 4, pxb = static_cast<int>(c.C * 4);
+    auto both = [&](int64_t n, int src_off, int dst_off) {
+        w_taps(ptr[reg_p0 + src_off], ptr[reg_p1 + src_off], n, -1);
+        vmulps(vmm_hd0, vmm_w0, vmm_a);
+        vfmadd231ps(vmm_hd0, vmm_w1, vmm_b);
+        vmulps(rb, wb0, vmm_a);
+        vfmadd231ps(rb, wb1, vmm_b);
+        vmovups(ptr[reg_dst + dst_off], vmm_hd0);
+        vmovups(ptr[reg_dst + dst_off + pxb], rb);
+    };
+    auto singles = [&](int64_t n) {
+        if (n == 0) return;
+        if (c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, 4, nullptr, n);
+        for_pixels(n, [&] {
+            vector_loop(c.c_full, vb, ob, compute, [&](int vecs) {
+                add(reg_p0, vecs * vb);
+                add(reg_p1, vecs * vb);
+                dst_add(vecs * ob);
+            });
+        });
+    };
+    singles(c.px_first);
+    for_pixels(c.px_pairs, [&] {
+        vbroadcastss(wb0, ptr[reg_tab + c.wtab_stride + 16]);
+        vbroadcastss(wb1, ptr[reg_tab + c.wtab_stride + 20]);
+        if (c.c_full <= kUnrollC) {
+            for (int v = 0; v < c.c_full; ++v) both(simd_w, v * vb, v * ob);
+            dst_add(2 * pxb);
+        } else {
+            vector_loop(c.c_full, vb, ob, both, [&](int vecs) {
+                add(reg_p0, vecs * vb);
+                add(reg_p1, vecs * vb);
+                dst_add(vecs * ob);
+            });
+            dst_add(pxb);  // past the second pixel
+        }
+        add(reg_tab, c.wtab_stride);
+    });
+    singles(c.OW - c.px_first - 2 * c.px_pairs);
 }
 
 // Same-taps run (pair_kind::same_run): src[0] is src row i, rows i + 1 .. i + M follow it at

@@ -182,7 +182,7 @@ private:
             const int64_t px = b == 0 ? conf_.d_cols : last;
             if (b == 1 && px == conf_.d_cols) break;  // blocks of one width
             cols_kernels &k = cols_[b];
-            k.conf = d_cols_conf(conf_, px);
+            k.conf = d_cols_conf(conf_, prob(), px);
             k.wrow = std::make_unique<wrow_t>(k.conf, false, true);
             k.wrow->generate();
             k.pair_nt = std::make_unique<vblend_t>(k.conf, true, true, true, false, true);  // NT executions only

@@ -1213,7 +1213,7 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
                 EXPECT_TRUE(c.nxc_separable && !c.plane_mode && c.pairs_nt) << sh.c;
                 EXPECT_EQ(c.d_cols, sh.cols) << sh.c;
                 EXPECT_EQ(c.d_group, jit_conf::kDGroup) << sh.c;
-                const jit_conf last = d_cols_conf(c, sh.out[2] - (sh.out[2] - 1) / sh.cols * sh.cols);
+                const jit_conf last = d_cols_conf(c, p, sh.out[2] - (sh.out[2] - 1) / sh.cols * sh.cols);
                 EXPECT_EQ(last.OW, sh.last == sh.cols ? sh.cols : sh.last) << sh.c;
                 EXPECT_EQ(last.row_out, last.OW * sh.c);
                 EXPECT_EQ(make_jit_conf(p, cpu_isa::avx2).d_cols, 0) << sh.c << ": 256 bits, W-planes";
@@ -1252,6 +1252,67 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
         EXPECT_EQ(saw_cols, want_cols) << "every shape, dtype and transform in blocks";
         EXPECT_EQ(saw_last, want_last) << "C = 48 and 40 end on a narrower block";
         EXPECT_GE(want_last, 2) << "a narrower last block, checked";
+    }
+}
+
+// The separable NXC W step's pixel pairs (conf.px_pairs at 512 bits, whole channel vectors;
+// jit_interp_kernel::w_pixel_pairs). The conf: vol_2x's rows pair pixels (1, 2) .. (125, 126);
+// its 32-pixel column blocks (d_cols_conf) pair (1, 2) .. (29, 30) in every block, and a last
+// block of 16 pixels (OW = 112) (1, 2) .. (13, 14); none at 256 bits, with a channel tail, or
+// at W 9 -> 14. Bitwise in every dtype at 1 and 2 threads, with and without NT-sized dst, for
+// C of one to five vectors (unrolled pixels, and the channel loop past four), 3-D 2x and
+// 9 -> 14 in W (no pairs) with D and H up; the dispatched 512-bit separable confs have them.
+TEST(jit_bitwise, nxc_w_step_pixel_pairs) {
+    REQUIRE_AVX2();
+    auto problem_of = [](const std::vector<int64_t> &in, const std::vector<int64_t> &out, int64_t c, data_type t) {
+        return make_problem(problem_builder().src(layout(data_format::nxc, 1, c, in)).sizes(out).mode(mode::linear).dt(t));
+    };
+    const kernel_isa bf16_512(cpu_isa::avx512_core_bf16);
+    {
+        nt_threshold nt(1);
+        const problem vol = problem_of({16, 64, 64}, {32, 128, 128}, 32, data_type::bf16);
+        const jit_conf c = make_jit_conf(vol, bf16_512);
+        EXPECT_TRUE(c.nxc_separable && c.px_first == 1 && c.px_pairs == 63);
+        ASSERT_EQ(c.d_cols, 32);
+        const jit_conf blk = d_cols_conf(c, vol, 32);
+        EXPECT_TRUE(blk.px_first == 1 && blk.px_pairs == 15) << blk.px_first << " " << blk.px_pairs;
+        const problem p112 = problem_of({16, 56, 56}, {32, 112, 112}, 32, data_type::f16);
+        const jit_conf c112 = make_jit_conf(p112, kernel_isa(cpu_isa::avx512_core));
+        ASSERT_EQ(c112.d_cols, 32);
+        const jit_conf last = d_cols_conf(c112, p112, 16);
+        EXPECT_TRUE(last.OW == 16 && last.px_first == 1 && last.px_pairs == 7) << last.px_first << " " << last.px_pairs;
+        EXPECT_EQ(make_jit_conf(vol, cpu_isa::avx2).px_pairs, 0) << "256 bits";
+    }
+    EXPECT_EQ(make_jit_conf(problem_of({3, 9, 12}, {6, 18, 24}, 40, data_type::bf16), bf16_512).px_pairs, 0) << "a channel tail";
+    EXPECT_EQ(make_jit_conf(problem_of({3, 9, 9}, {6, 18, 14}, 32, data_type::bf16), bf16_512).px_pairs, 0) << "W 9 -> 14";
+    struct shape {
+        std::vector<int64_t> in, out;
+        bool pairs;
+    };
+    const std::vector<shape> shapes = {{{3, 9, 12}, {6, 18, 24}, true}, {{2, 5, 9}, {4, 10, 14}, false}};
+    uint32_t seed = 3700;
+    int saw = 0;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (const shape &sh : shapes)
+            for (data_type t : kTypes)
+                for (int64_t c : {16, 32, 48, 80}) {
+                    if (emulated() && (threads > 1 || nt_bytes || c > 48 || t != data_type::bf16)) continue;
+                    const auto d = problem_builder().src(layout(data_format::nxc, 1, c, sh.in)).sizes(sh.out).mode(mode::linear).dt(t);
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                        << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                    primitive_desc pd(d);
+                    if (pd.vector_bits() != 512) continue;
+                    const kernel_isa k = t == data_type::bf16 && get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16 ? bf16_512
+                                                                                                           : kernel_isa(cpu_isa::avx512_core);
+                    const jit_conf jc = make_jit_conf(make_problem(d), k);
+                    if (!jc.nxc_separable) continue;
+                    EXPECT_EQ(jc.px_pairs > 0, sh.pairs) << describe(d);
+                    saw += jc.px_pairs > 0;
+                }
+    });
+    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core) {
+        EXPECT_GT(saw, 0) << "separable 512-bit kernels with pixel pairs ran";
     }
 }
 

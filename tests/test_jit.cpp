@@ -1182,9 +1182,9 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
 // (0, 1), then (3, 4) and (5, 6) on slices 1-2 and 2-3, one group; od 2 and 7 single) and
 // 5 -> 10 (a group, then the pair (7, 8) alone; align_corners: (0, 1), a group of (3, 4) and
 // (5, 6), then (7, 8)), C = 32 in blocks of 32 pixels (OW = 1590 ending on 22); at 2
-// threads the 5 -> 10 split leaves a group to the second thread. Bitwise at 1 and 2 threads with NT stores, and
-// at 2 threads with plain ones on the same kernels (whole rows); the dispatched 512-bit
-// kernels have the block parts.
+// threads the 5 -> 10 split leaves a group to the second thread. Bitwise at 1 and 2 threads
+// with NT stores, and at 2 threads with plain ones on the same kernels (whole rows); the
+// dispatched 512-bit kernels have the block parts.
 TEST(jit_bitwise, nxc_d_pair_cols) {
     REQUIRE_AVX2();
     struct shape {

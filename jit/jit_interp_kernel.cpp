@@ -406,30 +406,31 @@ void jit_interp_kernel<isa>::gen_nxc_linear_pair() {
         two ? compute_fn(compute2) : compute_fn());
 }
 
-// The pixels of a row (pair and run kernels: dst in the src dtype): per pixel its taps, the
-// full channel vectors, then the tail (the overlapping last vector, as in gen_nxc_linear);
-// narrow or unrolled pixels where the conf has them. compute (compute_fn) makes and stores the
-// channels; dst_add(bytes) steps the output pointers.
+// The pixels of a row (pair and run kernels: dst in the src dtype; the W step's single pixels
+// beside its pairs: f32, out_es 4): per pixel its taps, the full channel vectors, then the
+// tail (the overlapping last vector, as in gen_nxc_linear); narrow or unrolled pixels where
+// the conf has them. compute (compute_fn) makes and stores the channels; dst_add(bytes) steps
+// the output pointers.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, const compute_fn &compute2,
-                                        int64_t n_px) {
+                                        int64_t n_px, int out_es) {
     const jit_conf &c = conf_;
     if (n_px < 0) n_px = c.OW;
-    auto advance = [&](int bytes) {
-        add(reg_p0, bytes);
-        add(reg_p1, bytes);
-        dst_add(bytes);
+    if (out_es < 0) out_es = c.esize;
+    auto advance = [&](int elems) {  // both taps and the output, elems elements on
+        add(reg_p0, elems * c.esize);
+        add(reg_p1, elems * c.esize);
+        dst_add(elems * out_es);
     };
-    if (c.narrow) return narrow_loop(compute, dst_add, c.esize);
-    if (c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, c.esize, compute2, n_px);
+    if (c.narrow) return narrow_loop(compute, dst_add, out_es);
+    if (c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, out_es, compute2, n_px);
     for_pixels(n_px, [&] {
-        const int v_bytes = simd_w * c.esize;
-        vector_loop(c.c_full, v_bytes, v_bytes, compute, [&](int vecs) { advance(vecs * v_bytes); }, compute2);
+        vector_loop(c.c_full, simd_w * c.esize, simd_w * out_es, compute, [&](int vecs) { advance(vecs * simd_w); }, compute2);
         if (c.c_tail > 0) {  // the overlapping last vector, as in gen_nxc_linear
-            const int lanes = tail_lanes(), back = static_cast<int>((lanes - c.c_tail) * c.esize);
-            advance(-back);
+            const int lanes = tail_lanes();
+            advance(-static_cast<int>(lanes - c.c_tail));
             compute(lanes, 0, 0);
-            dst_add(lanes * c.esize);
+            dst_add(lanes * out_es);
         }
     });
 }
@@ -605,15 +606,7 @@ void jit_interp_kernel<isa>::w_pixel_pairs(const compute_fn &compute, const std:
         vmovups(ptr[reg_dst + dst_off + pxb], rb);
     };
     auto singles = [&](int64_t n) {
-        if (n == 0) return;
-        if (c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, 4, nullptr, n);
-        for_pixels(n, [&] {
-            vector_loop(c.c_full, vb, ob, compute, [&](int vecs) {
-                add(reg_p0, vecs * vb);
-                add(reg_p1, vecs * vb);
-                dst_add(vecs * ob);
-            });
-        });
+        if (n > 0) pixel_loop(compute, dst_add, nullptr, n, 4);  // f32 out
     };
     singles(c.px_first);
     for_pixels(c.px_pairs, [&] {

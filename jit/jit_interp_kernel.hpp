@@ -89,7 +89,7 @@ private:
     // compute2 (optional; full vectors): the same for two vectors at once, at the offsets
     // and one vector on (words_pair). n_px: the pixels from the current record (-1: OW).
     void pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, const compute_fn &compute2 = nullptr,
-                    int64_t n_px = -1);
+                    int64_t n_px = -1, int out_es = -1);  // out_es: bytes per output (-1: the dtype's)
     void pixel_taps();
     void for_pixels(int64_t n, const std::function<void()> &body);  // n pixels: taps, body, next record
     static constexpr int64_t kUnrollC = 4;  // pixels of up to this many full vectors: unrolled_pixels

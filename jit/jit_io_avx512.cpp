@@ -24,41 +24,28 @@ bool narrow_part(int64_t n) { return n == 8 || n == 4; }
 
 template <>
 void jit_io::load_f32(data_type dt, const Zmm &v, const Address &a, int64_t n) {
-    if (narrow_part(n)) {
-        auto load = [&](const auto &x) {
-            if (dt == data_type::f32) {
-                vmovups(x, a);
-            } else if (dt == data_type::bf16) {
-                vpmovzxwd(x, a);
-                vpslld(x, x, 16);
-            } else {
-                vcvtph2ps(x, a);
-            }
-        };
-        if (n == 8) load(Ymm(v.getIdx()));
-        else load(Xmm(v.getIdx()));
-        return;
-    }
-    const bool full = n == simd_w_;
+    // A whole register's elements: the zmm, or (narrow_part) the ymm or xmm of exactly n.
+    auto whole = [&](const auto &x) {
+        if (dt == data_type::f32) {
+            vmovups(x, a);
+        } else if (dt == data_type::bf16) {
+            vpmovzxwd(x, a);
+            vpslld(x, x, 16);
+        } else {
+            vcvtph2ps(x, a);
+        }
+    };
+    if (n == simd_w_) return whole(v);
+    if (narrow_part(n)) return n == 8 ? whole(Ymm(v.getIdx())) : whole(Xmm(v.getIdx()));
+    load_tail_mask(v, n);
+    if (dt == data_type::f32) return vmovups(v | k_tail | T_z, a);
     const Ymm half(v.getIdx());
-    if (!full) {
-        load_tail_mask(v, n);
-        if (dt == data_type::f32) vmovups(v | k_tail | T_z, a);
-        else vmovdqu16(half | k_tail | T_z, a);
-    }
-    switch (dt) {
-        case data_type::f32:
-            if (full) vmovups(v, a);
-            break;
-        case data_type::bf16:
-            if (full) vpmovzxwd(v, a);
-            else vpmovzxwd(v, half);
-            vpslld(v, v, 16);
-            break;
-        case data_type::f16:
-            if (full) vcvtph2ps(v, a);
-            else vcvtph2ps(v, half);
-            break;
+    vmovdqu16(half | k_tail | T_z, a);
+    if (dt == data_type::bf16) {
+        vpmovzxwd(v, half);
+        vpslld(v, v, 16);
+    } else {
+        vcvtph2ps(v, half);
     }
 }
 

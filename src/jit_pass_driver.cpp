@@ -67,7 +67,7 @@ public:
     void execute(const void *src, void *dst) const override {
         if (prob().empty()) return;
         const exec_ctx x{static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), use_nt(dst), exec_flags(src)};
-        for_thread_ranges([&](int64_t r0, int64_t r1, uint8_t *scratch) {
+        for_thread_ranges(x.dst, [&](int64_t r0, int64_t r1, uint8_t *scratch) {
             if (conf_.flat)
                 run_flat(r0, r1, x);
             else if (h2_)

@@ -2865,7 +2865,8 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
 // The tables and the per-thread scratch start on 64-byte lines. With malloc's 16 bytes, the
 // kernels' whole-vector loads of records and W rows spanned two lines every other load or
 // none, by where the heap put them: two kernels of one problem (100x100 -> 300x300 NXC, C = 3)
-// took 1.12x apart in one process, whichever was created first.
+// took 1.12x apart in one process, whichever was created first. The scratch's place within a
+// page follows the dst (jit_kernel_base::thread_scratch: 4K aliasing).
 TEST(jit_conf, tables_and_scratch_on_lines) {
     auto aligned = [](const void *p) { return reinterpret_cast<uintptr_t>(p) % 64 == 0; };
     const std::vector<problem_builder> cases = {
@@ -2891,10 +2892,16 @@ TEST(jit_conf, tables_and_scratch_on_lines) {
             }
         }
     EXPECT_GE(tables, 24);
-    // Growing scratch (a new allocation each time) and shrinking requests (the old one kept).
-    for (int64_t bytes : {int64_t(100), int64_t(4096), int64_t(70000), int64_t(1) << 20, int64_t(24), int64_t(300000)}) {
-        uint8_t *s = detail::jit_kernel_base::thread_scratch(bytes);
-        EXPECT_TRUE(aligned(s)) << bytes;
-        s[0] = 1, s[bytes - 1] = 1;  // the whole request is usable (ASan checks the ends)
-    }
+    // Growing scratch (a new allocation each time) and shrinking requests (the old one kept),
+    // placed half a page past the dst in bits 11:0 (rounded down to a line), whatever the dst.
+    int sizes = 0;
+    for (int64_t bytes : {int64_t(100), int64_t(4096), int64_t(70000), int64_t(1) << 20, int64_t(24), int64_t(300000)})
+        for (uintptr_t dst_at : {uintptr_t(0x10000), uintptr_t(0x10040), uintptr_t(0x7ff0), uintptr_t(0x12345)}) {
+            uint8_t *s = detail::jit_kernel_base::thread_scratch(bytes, reinterpret_cast<const void *>(dst_at));
+            EXPECT_TRUE(aligned(s)) << bytes;
+            EXPECT_EQ(reinterpret_cast<uintptr_t>(s) % 4096, (dst_at + 2048) % 4096 / 64 * 64) << bytes << " " << dst_at;
+            s[0] = 1, s[bytes - 1] = 1;  // the whole request is usable (ASan checks the ends)
+            ++sizes;
+        }
+    EXPECT_EQ(sizes, 24);
 }

@@ -613,13 +613,27 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         // 1.2-1.5x the time of its rows). Planes of 1.5 MiB and less stay (rows 0.93-0.97x
         // at 16x64x64 -> 32x128x128 C = 16 and 8x32x32 -> 16x64x64 C = 32, odd 3-D C = 40
         // 1.16-1.22x). f32 rows lost 1.15-1.6x (with NT stores its pairs are off, below).
+        // f32 at 256 bits takes the rows too where the dst takes NT stores on one thread (whole
+        // ymm rows, D pairs: d_cols below where the rows are long), for the direct kernel makes
+        // 8 W steps per output vector and is compute-bound there. bench_ab on the Zen 3 dev VM
+        // against the direct kernel, both shim orders, 1 thread: vol_2x NXC 0.54-0.58x the time
+        // (6.8-7.9 -> 3.9-4.3 ms; its NT fill 3.0 ms), C = 48 0.52-0.55x, C = 16 0.40-0.42x,
+        // C = 8 0.19-0.20x; 16 MiB dsts of whole rows (no blocks): 16x64x32 -> 32x128x64
+        // C = 16 0.42-0.50x, 16x128x32 -> 32x256x64 C = 8 0.28-0.31x; 10x50x50 -> 20x100x100
+        // C = 24 0.85-0.92x. On 2 threads vol_2x, C = 48 and C = 16 0.52-0.66x; the 16 MiB dsts,
+        // which take plain stores there, 1.06-1.26x with both dsts alternating through the LLC
+        // (`xinterp bench`, one dst kept warm: 0.70-0.87x). Plain stores alone gained nothing
+        // (8x32x32 -> 16x64x64 C = 32, 8 MiB: 1.05-1.18x; C = 40 and 100 0.83-0.87x), nor D
+        // down (0.96-0.99x, no pairs).
         const bool d_rarely_shared = c.k == 3 && dl.rarely_shared(p, 0);
         if (lin && c.k == 3 && !c.narrow && !hl.rarely_shared(p) && !(d_rarely_shared && c.dt == data_type::f32)) {
             const int64_t pad = (c.OW * c.C + w - 1) / w * w, planes = 2 * p.in[1] * pad * 4;
             const int64_t max16 = w == 16 ? jit_conf::kNxcPlanes16Zmm : jit_conf::kNxcPlanes16;
+            const bool f32_nt_rows = w == 8 && c.esize == 4 && (c.OW * c.C) % w == 0 && p.dst_bytes >= nt_min_bytes() &&
+                                  d_taps_repeat(p, dl);
             if (c.esize == 2 ? planes <= max16 : planes <= jit_conf::kPlaneBudget / 2) {
                 c.nxc_separable = c.plane_mode = true;
-            } else if (w == 16 && c.esize == 2) {
+            } else if ((w == 16 && c.esize == 2) || f32_nt_rows) {
                 c.nxc_separable = true;
                 c.d_pairs = d_taps_repeat(p, dl);
             }

@@ -49,7 +49,8 @@ struct jit_conf {
     // engine's blends form H and D from those rows, as for NCX. The direct row kernel redoes
     // the W step for every output row that uses a src row (2x up: twice; 8x up: 8 times).
     // Chosen where measured to pay (separable_pays in jit_conf.cpp): bf16, or H upsampling >= 4x,
-    // or 3-D whose W-planes fit (then in plane mode); never where output rows rarely share src
+    // or 3-D whose W-planes fit (then in plane mode), or 3-D in row mode with D pairs (16-bit at
+    // 512 bits; f32 at 256 bits with NT-sized dst); never where output rows rarely share src
     // rows (fuse_h's rule), where the direct kernel is that fusion already.
     bool nxc_separable = false;
     // Separable NXC bf16 on AVX2 with C a multiple of 16: the f32 W rows hold each flat block of
@@ -103,11 +104,12 @@ struct jit_conf {
     // a pair is fixed per kernel (jit_tables::d_pair_start), so every thread split agrees.
     // 3-D linear plane mode (NCX, separable NXC) uses the same pairs: one blend_hd2 call
     // makes both planes from one set of H steps (jit_ncx_vblend). So does separable NXC in
-    // row mode (16-bit at 512 bits, past kNxcPlanes16Zmm): per row oh, one blend_hd2 call
+    // row mode (16-bit at 512 bits past kNxcPlanes16Zmm, f32 at 256 bits with NT-sized dst
+    // past kPlaneBudget / 2): per row oh, one blend_hd2 call
     // makes (od, oh) and (od + 1, oh) from the four W rows in the LRU, so each src row's W
     // step is made once per D pair instead of once per od.
     bool d_pairs = false;
-    // Separable NXC 3-D in row mode with D pairs (16-bit at 512 bits), whose four W rows
+    // Separable NXC 3-D in row mode with D pairs (above), whose four W rows
     // outgrow L1: with NT stores (pairs_nt), each D pair's rows are made column block by
     // column block, d_cols pixels at a time (the last block the rest, d_cols_conf): per block
     // the LRU holds the four W rows of those pixels only (kColBlockBytes each), so the W steps

@@ -1061,7 +1061,9 @@ TEST(jit_bitwise, nxc_linear_pairs_by_pixel_lines) {
 // singly), with NT-sized dst (both of a pair's rows take NT stores; pixels that are not whole
 // vectors stream both rows through scratch, jit_conf::nt_stream). The
 // shapes keep W-planes over the separable path's limits (f32 128 KiB, f16 4 MiB at 256 bits),
-// so the direct kernel runs. Then separable NXC in row mode with D pairs (16-bit at 512 bits).
+// so the direct kernel runs (at 256 bits f32 with NT-sized dst only where OW * C ends off a
+// ymm, C = 13: the others take W rows in blocks, nxc_d_pair_cols). Then separable NXC in row
+// mode with D pairs (16-bit at 512 bits).
 TEST(jit_bitwise, nxc_linear_d_pairs) {
     REQUIRE_AVX2();
     auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
@@ -1138,7 +1140,9 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
                 if (sh.t == data_type::f16 && (threads == 2 || ct != kCtms[0])) continue;  // the big one once per NT setting
                 if (emulated() && (threads == 2 || ct != kCtms[0] || sh.t == data_type::f16)) continue;
                 const auto d = problem_builder().src(layout(data_format::nxc, 1, sh.c, sh.in)).sizes(sh.out).mode(mode::linear).ctm(ct).dt(sh.t);
-                EXPECT_TRUE(conf(d).d_pairs && !conf(d).nxc_separable) << describe(d);
+                // f32 rows of whole ymm with NT-sized dst go separable (nxc_d_pair_cols)
+                const bool rows = nt_bytes == 1 && sh.t == data_type::f32 && sh.out[2] * sh.c % 8 == 0;
+                EXPECT_TRUE(conf(d).d_pairs && conf(d).nxc_separable == rows) << describe(d);
                 ++seed;
                 ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
                     << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
@@ -1172,8 +1176,10 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
     EXPECT_EQ(saw_pairs, any512) << "the 512-bit row mode blends D pairs";
 }
 
-// Separable NXC D pairs column block by column block (jit_conf::d_cols; 16-bit at 512 bits,
-// NT stores): W-planes over 1.5 MiB. C = 48: blocks of 20 pixels (4 KiB W rows, widths kept to
+// Separable NXC D pairs column block by column block (jit_conf::d_cols; NT stores: 16-bit
+// at 512 bits with W-planes over 1.5 MiB, f32 at 256 bits with W-planes over 128 KiB, whose
+// blocks follow from 64-byte pairs of ymm: C = 48 21 pixels, OW = 70 ending on 7; C = 40 24
+// ending on 4; C = 32 32 ending on 22 at OW = 1590). C = 48: blocks of 20 pixels (4 KiB W rows, widths kept to
 // 64-byte pairs), OW = 70 in 20, 20, 20 and a last block of 10; C = 32: 4 blocks of 32;
 // C = 40: blocks of 24 (unit 4), OW = 100 ending on 4; IH = 2, where a block's first rows
 // are W rows the block before also held (its slots must not be taken for them). D 2 -> 4 (od
@@ -1184,20 +1190,35 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
 // (5, 6), then (7, 8)), C = 32 in blocks of 32 pixels (OW = 1590 ending on 22); at 2
 // threads the 5 -> 10 split leaves a group to the second thread. Bitwise at 1 and 2 threads
 // with NT stores, and at 2 threads with plain ones on the same kernels (whole rows); the
-// dispatched 512-bit kernels have the block parts.
+// dispatched kernels of 16-bit at 512 bits and f32 at 256 have the block parts.
 TEST(jit_bitwise, nxc_d_pair_cols) {
     REQUIRE_AVX2();
     struct shape {
         std::vector<int64_t> in, out;
         int64_t c, cols, last;
         bool emu;  // in the emulator lane's subset (emulated())
+        int64_t cols256, last256;  // f32's blocks at 256 bits
     };
-    const std::vector<shape> shapes = {{{2, 64, 35}, {4, 64, 70}, 48, 20, 10, true},
-                                       {{1, 50, 64}, {2, 50, 128}, 32, 32, 32, false},
-                                       {{1, 50, 50}, {2, 51, 100}, 40, 24, 4, true},
-                                       {{1, 2, 1050}, {2, 4, 2100}, 48, 20, 20, true},
-                                       {{4, 4, 795}, {8, 8, 1590}, 32, 32, 22, false},
-                                       {{5, 4, 800}, {10, 8, 1600}, 32, 32, 32, false}};
+    const std::vector<shape> shapes = {{{2, 64, 35}, {4, 64, 70}, 48, 20, 10, true, 21, 7},
+                                       {{1, 50, 64}, {2, 50, 128}, 32, 32, 32, false, 32, 32},
+                                       {{1, 50, 50}, {2, 51, 100}, 40, 24, 4, true, 24, 4},
+                                       {{1, 2, 1050}, {2, 4, 2100}, 48, 20, 20, true, 21, 21},
+                                       {{4, 4, 795}, {8, 8, 1590}, 32, 32, 22, false, 32, 22},
+                                       {{5, 4, 800}, {10, 8, 1600}, 32, 32, 32, false, 32, 32}};
+    for (const shape &sh : shapes) {  // f32 at 256 bits: W rows in blocks where the dst takes NT stores
+        const problem p = make_problem(problem_builder().src(layout(data_format::nxc, 1, sh.c, sh.in)).sizes(sh.out).mode(mode::linear));
+        {
+            nt_threshold plain(size_t(1) << 40);
+            EXPECT_FALSE(make_jit_conf(p, cpu_isa::avx2).nxc_separable) << sh.c << ": plain stores, the direct kernel";
+        }
+        nt_threshold nt(1);
+        const jit_conf c = make_jit_conf(p, cpu_isa::avx2);
+        EXPECT_TRUE(c.nxc_separable && !c.plane_mode && c.pairs_nt) << sh.c;
+        EXPECT_EQ(c.d_cols, sh.cols256) << sh.c;
+        EXPECT_EQ(c.d_group, jit_conf::kDGroup) << sh.c;
+        EXPECT_EQ(d_cols_conf(c, p, sh.out[2] - (sh.out[2] - 1) / sh.cols256 * sh.cols256).OW, sh.last256) << sh.c;
+        EXPECT_FALSE(make_jit_conf(p, cpu_isa::avx512_core).nxc_separable) << sh.c << ": 512 bits, the direct kernel";
+    }
     {
         const kernel_isa bf16_512(cpu_isa::avx512_core_bf16), core_512(cpu_isa::avx512_core);
         for (const shape &sh : shapes)
@@ -1230,7 +1251,7 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
         nt_threshold nt(1, run == 2 ? size_t(1) << 40 : 1);
         omp_set_num_threads(threads);
         for (const shape &sh : shapes)
-            for (data_type t : {data_type::bf16, data_type::f16})
+            for (data_type t : {data_type::bf16, data_type::f16, data_type::f32})
                 for (auto ct : kCtms) {
                     if (run > 0 && (t == data_type::f16 || ct != kCtms[0])) continue;
                     if (emulated() && (run > 0 || ct != kCtms[0] || t != data_type::bf16 || !sh.emu)) continue;
@@ -1238,21 +1259,20 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
                     ++seed;
                     ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " run " << run;
                     primitive_desc pd(d);
-                    if (pd.vector_bits() != 512 || run != 0) continue;
+                    const bool f32 = t == data_type::f32;
+                    if (pd.vector_bits() != (f32 ? 256 : 512) || run != 0) continue;
                     const std::string code = primitive(pd).dump_asm();
                     saw_cols += code.find("; part blend_hd2_cols_nt") != std::string::npos;
                     ++want_cols;
-                    if (sh.last == sh.cols) continue;
+                    if ((f32 ? sh.last256 == sh.cols256 : sh.last == sh.cols)) continue;
                     saw_last += code.find("; part blend_hd2_cols_last_nt") != std::string::npos;
                     ++want_last;
                 }
     }
     omp_set_num_threads(saved);
-    if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core) {
-        EXPECT_EQ(saw_cols, want_cols) << "every shape, dtype and transform in blocks";
-        EXPECT_EQ(saw_last, want_last) << "C = 48 and 40 end on a narrower block";
-        EXPECT_GE(want_last, 2) << "a narrower last block, checked";
-    }
+    EXPECT_EQ(saw_cols, want_cols) << "every shape, dtype and transform in blocks";
+    EXPECT_EQ(saw_last, want_last) << "narrower last blocks";
+    EXPECT_GE(want_last, 2) << "a narrower last block, checked (f32 at 256 bits, 16-bit at 512)";
 }
 
 // The separable NXC W step's pixel pairs (conf.px_pairs at 512 bits, whole channel vectors;
@@ -1320,8 +1340,8 @@ TEST(jit_bitwise, nxc_w_step_pixel_pairs) {
 // 4 to 9 full vectors (at the dispatched width), with and without the overlapping tail, so the
 // trips end on each remainder, through each kernel (its conf checked at AVX2): the single row
 // (H down), chained and same-taps pairs (3x up), same-taps runs (2x up), D pairs (3-D W-planes
-// over the separable limit, f32/f16) and the separable W rows (3-D small planes, and bf16), at
-// 1 and 2 threads and with NT stores.
+// over the separable limit, f32/f16; f32 W rows with NT stores) and the separable W rows (3-D
+// small planes, and bf16), at 1 and 2 threads and with NT stores.
 TEST(jit_bitwise, nxc_linear_channel_loop_remainders) {
     REQUIRE_AVX2();
     struct shape {
@@ -1332,7 +1352,8 @@ TEST(jit_bitwise, nxc_linear_channel_loop_remainders) {
         {{7, 3}, {3, 5}, [](const jit_conf &k) { return !k.row_pairs && !k.same_pairs && !k.nxc_separable; }},
         {{3, 3}, {9, 7}, [](const jit_conf &k) { return k.row_pairs && k.same_pairs; }},
         {{5, 2}, {10, 4}, [](const jit_conf &k) { return k.same_run == 2; }},
-        {{2, 24, 12}, {5, 24, 25}, [](const jit_conf &k) { return k.d_pairs && !k.nxc_separable; }},
+        // direct, or with NT-sized dst where OW * C fills whole ymm, separable W rows
+        {{2, 24, 12}, {5, 24, 25}, [](const jit_conf &k) { return k.d_pairs && k.nxc_separable == (k.pairs_nt && k.OW * k.C % 8 == 0); }},
         {{2, 4, 3}, {5, 4, 4}, [](const jit_conf &k) { return k.nxc_separable; }},
     };
     uint32_t seed = 700;
@@ -2843,7 +2864,13 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
     EXPECT_EQ(small.n_wplanes, 2);
     EXPECT_EQ(small.wplane_bytes, 16 * 32 * 24 * 4);
     EXPECT_EQ(small.scratch_bytes, 2 * small.wplane_bytes);
-    EXPECT_FALSE(conf(32, {16, 64, 64}, {32, 128, 128}, data_type::f32).nxc_separable);  // 2 x 1 MiB: direct
+    {  // 2 x 1 MiB: direct with plain stores; with NT ones W rows in blocks (nxc_d_pair_cols)
+        nt_threshold plain(size_t(1) << 40);
+        EXPECT_FALSE(conf(32, {16, 64, 64}, {32, 128, 128}, data_type::f32).nxc_separable);
+        nt_threshold nt(1);
+        const jit_conf rows = conf(32, {16, 64, 64}, {32, 128, 128}, data_type::f32);
+        EXPECT_TRUE(rows.nxc_separable && !rows.plane_mode && rows.d_pairs && rows.d_cols == 32);
+    }
     const jit_conf vol16 = conf(32, {16, 64, 64}, {32, 128, 128}, data_type::f16);
     EXPECT_TRUE(vol16.nxc_separable && vol16.plane_mode);
     const jit_conf huge = conf(32, {4, 256, 256}, {8, 512, 512}, data_type::bf16);  // 2 x 64 MiB

@@ -625,15 +625,26 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         // (`xinterp bench`, one dst kept warm: 0.70-0.87x). Plain stores alone gained nothing
         // (8x32x32 -> 16x64x64 C = 32, 8 MiB: 1.05-1.18x; C = 40 and 100 0.83-0.87x), nor D
         // down (0.96-0.99x, no pairs).
+        // 16-bit at 256 bits takes them before its planes where they go in column blocks with
+        // NT stores and every dst row starts on a page (rows16): a plane blend's f32 loads run
+        // at twice its 16-bit stores' byte rate, so their addresses sweep past the NT stores
+        // still queued (4K aliasing: jit_kernel_base::thread_scratch), where group_rows keeps a
+        // block's W rows 512 bytes ahead of its stores for the whole call; dst rows off a page
+        // would start each row oh elsewhere (C = 24 vol_2x, 6 KiB rows: 1.15-1.24x the time of
+        // planes). bench_ab on the Zen 3 dev VM against planes, both orders: vol_2x NXC bf16
+        // 0.65-0.79x, f16 0.63-0.66x (1 thread; 2 threads 0.72-0.86x); 16x32x64 -> 32x64x128
+        // C = 64 0.60-0.63x (2 threads 0.58-0.77x); 8x64x64 -> 16x128x128 C = 48 (24 MiB)
+        // 0.70-0.88x, on 2 threads (plain stores, whole rows) 0.97-1.07x.
         const bool d_rarely_shared = c.k == 3 && dl.rarely_shared(p, 0);
         if (lin && c.k == 3 && !c.narrow && !hl.rarely_shared(p) && !(d_rarely_shared && c.dt == data_type::f32)) {
             const int64_t pad = (c.OW * c.C + w - 1) / w * w, planes = 2 * p.in[1] * pad * 4;
             const int64_t max16 = w == 16 ? jit_conf::kNxcPlanes16Zmm : jit_conf::kNxcPlanes16;
-            const bool f32_nt_rows = w == 8 && c.esize == 4 && (c.OW * c.C) % w == 0 && p.dst_bytes >= nt_min_bytes() &&
-                                  d_taps_repeat(p, dl);
-            if (c.esize == 2 ? planes <= max16 : planes <= jit_conf::kPlaneBudget / 2) {
+            const int64_t row_elems = c.OW * c.C;
+            const bool nt_rows = w == 8 && row_elems % w == 0 && p.dst_bytes >= nt_min_bytes() && d_taps_repeat(p, dl);
+            const bool rows16 = nt_rows && c.esize == 2 && (row_elems * 2) % 4096 == 0 && 4 * row_elems * 4 > jit_conf::kRunMinBytes;
+            if (!rows16 && (c.esize == 2 ? planes <= max16 : planes <= jit_conf::kPlaneBudget / 2)) {
                 c.nxc_separable = c.plane_mode = true;
-            } else if ((w == 16 && c.esize == 2) || f32_nt_rows) {
+            } else if ((w == 16 && c.esize == 2) || (nt_rows && c.esize == 4) || rows16) {
                 c.nxc_separable = true;
                 c.d_pairs = d_taps_repeat(p, dl);
             }
@@ -897,7 +908,8 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     // blocks) 1.33x: the 2 * (d_group + 1) block rows leave L1, or the calls get short.
     if (c.d_cols) {
         c.d_group = jit_conf::kDGroup;
-        const int64_t group_slots = 2 * (c.d_group + 1) * d_cols_conf(c, p, c.d_cols).ow_pad * 4;
+        const int64_t slot = (d_cols_conf(c, p, c.d_cols).ow_pad * 4 + 4095) / 4096 * 4096;
+        const int64_t group_slots = 2 * (c.d_group + 1) * slot + 4096;
         c.scratch_bytes = std::max(c.scratch_bytes, group_slots);
     }
     // Linear W-planes column by column (jit_conf.hpp, wplane_cols). A/B on the dev VM against

@@ -50,7 +50,8 @@ struct jit_conf {
     // the W step for every output row that uses a src row (2x up: twice; 8x up: 8 times).
     // Chosen where measured to pay (separable_pays in jit_conf.cpp): bf16, or H upsampling >= 4x,
     // or 3-D whose W-planes fit (then in plane mode), or 3-D in row mode with D pairs (16-bit at
-    // 512 bits; f32 at 256 bits with NT-sized dst); never where output rows rarely share src
+    // 512 bits; at 256 bits with NT-sized dst f32, and 16-bit whose dst rows are whole pages);
+    // never where output rows rarely share src
     // rows (fuse_h's rule), where the direct kernel is that fusion already.
     bool nxc_separable = false;
     // Separable NXC bf16 on AVX2 with C a multiple of 16: the f32 W rows hold each flat block of
@@ -104,8 +105,8 @@ struct jit_conf {
     // a pair is fixed per kernel (jit_tables::d_pair_start), so every thread split agrees.
     // 3-D linear plane mode (NCX, separable NXC) uses the same pairs: one blend_hd2 call
     // makes both planes from one set of H steps (jit_ncx_vblend). So does separable NXC in
-    // row mode (16-bit at 512 bits past kNxcPlanes16Zmm, f32 at 256 bits with NT-sized dst
-    // past kPlaneBudget / 2): per row oh, one blend_hd2 call
+    // row mode (16-bit at 512 bits past kNxcPlanes16Zmm; at 256 bits with NT-sized dst, f32
+    // past kPlaneBudget / 2 and 16-bit of page rows): per row oh, one blend_hd2 call
     // makes (od, oh) and (od + 1, oh) from the four W rows in the LRU, so each src row's W
     // step is made once per D pair instead of once per od.
     bool d_pairs = false;

@@ -1069,8 +1069,15 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
     auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
     EXPECT_TRUE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear)).d_pairs);
     EXPECT_FALSE(conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({8, 128, 128}).mode(mode::linear)).d_pairs);  // D down
-    const jit_conf vb = conf(problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear).dt(data_type::bf16));
-    EXPECT_TRUE(vb.nxc_separable && vb.plane_mode && vb.d_pairs);  // bf16 is separable: the plane blends' pairs
+    {  // bf16 is separable: the plane blends' pairs, or with NT stores W rows in column blocks
+        const auto vol = problem_builder().src({1, 16, 64, 64, 32}).sizes({32, 128, 128}).mode(mode::linear).dt(data_type::bf16);
+        nt_threshold plain(size_t(1) << 40);
+        const jit_conf planes = conf(vol);
+        EXPECT_TRUE(planes.nxc_separable && planes.plane_mode && planes.d_pairs);
+        nt_threshold nt(1);
+        const jit_conf rows = conf(vol);
+        EXPECT_TRUE(rows.nxc_separable && !rows.plane_mode && rows.d_pairs && rows.d_cols == 32);
+    }
     {  // 16-bit at 512 bits: W-planes up to 1.5 MiB, past it W rows with D pairs (row mode)
         const kernel_isa core_512(cpu_isa::avx512_core), bf16_512(cpu_isa::avx512_core_bf16);
         auto vol16 = [](int64_t c, data_type t, int64_t od = 32) {
@@ -1083,7 +1090,8 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
             EXPECT_TRUE(fits.nxc_separable && fits.plane_mode);
             const jit_conf down = make_jit_conf(vol16(32, t, 8), k);  // D down: rows, no pairs
             EXPECT_TRUE(down.nxc_separable && !down.plane_mode && !down.d_pairs);
-            const jit_conf ymm = make_jit_conf(vol16(32, t), cpu_isa::avx2);  // 256 bits: planes up to 4 MiB
+            nt_threshold plain(size_t(1) << 40);
+            const jit_conf ymm = make_jit_conf(vol16(32, t), cpu_isa::avx2);  // 256 bits, plain stores: planes up to 4 MiB
             EXPECT_TRUE(ymm.nxc_separable && ymm.plane_mode);
         }
         EXPECT_FALSE(make_jit_conf(vol16(32, data_type::f32), core_512).nxc_separable);  // f32: the direct kernel
@@ -1177,9 +1185,10 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
 }
 
 // Separable NXC D pairs column block by column block (jit_conf::d_cols; NT stores: 16-bit
-// at 512 bits with W-planes over 1.5 MiB, f32 at 256 bits with W-planes over 128 KiB, whose
-// blocks follow from 64-byte pairs of ymm: C = 48 21 pixels, OW = 70 ending on 7; C = 40 24
-// ending on 4; C = 32 32 ending on 22 at OW = 1590). C = 48: blocks of 20 pixels (4 KiB W rows, widths kept to
+// at 512 bits with W-planes over 1.5 MiB; at 256 bits f32 with W-planes over 128 KiB and
+// 16-bit where every dst row starts a page (C = 32 at OW = 128 and 1600), whose blocks follow
+// from 64-byte pairs of ymm: C = 48 21 pixels, OW = 70 ending on 7; C = 40 24 ending on 4;
+// C = 32 32 ending on 22 at OW = 1590). C = 48: blocks of 20 pixels (4 KiB W rows, widths kept to
 // 64-byte pairs), OW = 70 in 20, 20, 20 and a last block of 10; C = 32: 4 blocks of 32;
 // C = 40: blocks of 24 (unit 4), OW = 100 ending on 4; IH = 2, where a block's first rows
 // are W rows the block before also held (its slots must not be taken for them). D 2 -> 4 (od
@@ -1190,7 +1199,8 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
 // (5, 6), then (7, 8)), C = 32 in blocks of 32 pixels (OW = 1590 ending on 22); at 2
 // threads the 5 -> 10 split leaves a group to the second thread. Bitwise at 1 and 2 threads
 // with NT stores, and at 2 threads with plain ones on the same kernels (whole rows); the
-// dispatched kernels of 16-bit at 512 bits and f32 at 256 have the block parts.
+// dispatched kernels (16-bit at 512 bits, f32 and the page-row 16-bit ones at 256) have the
+// block parts.
 TEST(jit_bitwise, nxc_d_pair_cols) {
     REQUIRE_AVX2();
     struct shape {
@@ -1237,7 +1247,8 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
                 const jit_conf last = d_cols_conf(c, p, sh.out[2] - (sh.out[2] - 1) / sh.cols * sh.cols);
                 EXPECT_EQ(last.OW, sh.last == sh.cols ? sh.cols : sh.last) << sh.c;
                 EXPECT_EQ(last.row_out, last.OW * sh.c);
-                EXPECT_EQ(make_jit_conf(p, cpu_isa::avx2).d_cols, 0) << sh.c << ": 256 bits, W-planes";
+                // 256 bits: W-planes, or the f32 blocks where every dst row starts a page
+                EXPECT_EQ(make_jit_conf(p, cpu_isa::avx2).d_cols, sh.out[2] * sh.c * 2 % 4096 == 0 ? sh.cols256 : 0) << sh.c;
             }
     }
     uint32_t seed = 3100;
@@ -1259,12 +1270,12 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
                     ++seed;
                     ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " run " << run;
                     primitive_desc pd(d);
-                    const bool f32 = t == data_type::f32;
-                    if (pd.vector_bits() != (f32 ? 256 : 512) || run != 0) continue;
+                    const bool ymm = pd.vector_bits() == 256, pages = sh.out[2] * sh.c * 2 % 4096 == 0;
+                    if (run != 0 || (ymm ? t != data_type::f32 && !pages : t == data_type::f32)) continue;
                     const std::string code = primitive(pd).dump_asm();
                     saw_cols += code.find("; part blend_hd2_cols_nt") != std::string::npos;
                     ++want_cols;
-                    if ((f32 ? sh.last256 == sh.cols256 : sh.last == sh.cols)) continue;
+                    if ((ymm ? sh.last256 == sh.cols256 : sh.last == sh.cols)) continue;
                     saw_last += code.find("; part blend_hd2_cols_last_nt") != std::string::npos;
                     ++want_last;
                 }
@@ -2871,11 +2882,23 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
         const jit_conf rows = conf(32, {16, 64, 64}, {32, 128, 128}, data_type::f32);
         EXPECT_TRUE(rows.nxc_separable && !rows.plane_mode && rows.d_pairs && rows.d_cols == 32);
     }
-    const jit_conf vol16 = conf(32, {16, 64, 64}, {32, 128, 128}, data_type::f16);
-    EXPECT_TRUE(vol16.nxc_separable && vol16.plane_mode);
+    {  // 16-bit: planes up to 4 MiB; with NT stores W rows in blocks where dst rows are whole pages
+        nt_threshold plain(size_t(1) << 40);
+        const jit_conf vol16 = conf(32, {16, 64, 64}, {32, 128, 128}, data_type::f16);
+        EXPECT_TRUE(vol16.nxc_separable && vol16.plane_mode);
+        nt_threshold nt(1);
+        const jit_conf rows16 = conf(32, {16, 64, 64}, {32, 128, 128}, data_type::f16);
+        EXPECT_TRUE(rows16.nxc_separable && !rows16.plane_mode && rows16.d_cols == 32);
+        EXPECT_TRUE(conf(24, {16, 64, 64}, {32, 128, 128}, data_type::f16).plane_mode);  // 6 KiB rows
+    }
     const jit_conf huge = conf(32, {4, 256, 256}, {8, 512, 512}, data_type::bf16);  // 2 x 64 MiB
     EXPECT_TRUE(huge.nxc_separable && !huge.plane_mode);                              // the W-row LRU
-    EXPECT_FALSE(conf(32, {4, 256, 256}, {8, 512, 512}, data_type::f16).nxc_separable);
+    {  // f16 past 4 MiB of planes: the direct kernel, or with NT stores W rows in blocks
+        nt_threshold plain(size_t(1) << 40);
+        EXPECT_FALSE(conf(32, {4, 256, 256}, {8, 512, 512}, data_type::f16).nxc_separable);
+        nt_threshold nt(1);
+        EXPECT_TRUE(conf(32, {4, 256, 256}, {8, 512, 512}, data_type::f16).d_cols > 0);
+    }
     // f32 with D downsampled (no od shares a slice with the od before): the direct kernel;
     // 16-bit keeps its W-planes.
     EXPECT_FALSE(conf(144, {19, 3, 8}, {2, 2, 30}, data_type::f32).plane_mode);

@@ -641,7 +641,8 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
             const int64_t max16 = w == 16 ? jit_conf::kNxcPlanes16Zmm : jit_conf::kNxcPlanes16;
             const int64_t row_elems = c.OW * c.C;
             const bool nt_rows = w == 8 && row_elems % w == 0 && p.dst_bytes >= nt_min_bytes() && d_taps_repeat(p, dl);
-            const bool rows16 = nt_rows && c.esize == 2 && (row_elems * 2) % 4096 == 0 && 4 * row_elems * 4 > jit_conf::kRunMinBytes;
+            const bool rows16 = nt_rows && c.esize == 2 && (row_elems * 2) % jit_conf::kAliasPage == 0 &&
+                                4 * row_elems * 4 > jit_conf::kRunMinBytes;
             if (!rows16 && (c.esize == 2 ? planes <= max16 : planes <= jit_conf::kPlaneBudget / 2)) {
                 c.nxc_separable = c.plane_mode = true;
             } else if ((w == 16 && c.esize == 2) || (nt_rows && c.esize == 4) || rows16) {
@@ -908,8 +909,8 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     // blocks) 1.33x: the 2 * (d_group + 1) block rows leave L1, or the calls get short.
     if (c.d_cols) {
         c.d_group = jit_conf::kDGroup;
-        const int64_t slot = (d_cols_conf(c, p, c.d_cols).ow_pad * 4 + 4095) / 4096 * 4096;
-        const int64_t group_slots = 2 * (c.d_group + 1) * slot + 4096;
+        const int64_t page = jit_conf::kAliasPage, slot = (d_cols_conf(c, p, c.d_cols).ow_pad * 4 + page - 1) / page * page;
+        const int64_t group_slots = 2 * (c.d_group + 1) * slot + page;  // whole pages, placed (group_rows)
         c.scratch_bytes = std::max(c.scratch_bytes, group_slots);
     }
     // Linear W-planes column by column (jit_conf.hpp, wplane_cols). A/B on the dev VM against

@@ -137,6 +137,10 @@ struct jit_conf {
     bool h_runs = false;
     static constexpr int64_t kRunBlockBytes = int64_t(4) << 10;
     static constexpr int64_t kRunMinBytes = int64_t(32) << 10;
+    // Address bits 11:0: a load whose bits match a store still in the store queue waits for it
+    // (4K aliasing; jit_kernel_base::thread_scratch). The scratch's W rows are placed against
+    // the dst in these bits, and column-block slots start whole pages apart.
+    static constexpr int64_t kAliasPage = 4096;
     // Whether executions with NT stores take the pairs too: D pairs (d_pairs; the separable
     // pair blends and the direct NXC kernel's D pairs) and H pairs (h_pairs), both outputs
     // with NT stores (measured in jit_conf.cpp, at d_pairs and h_pairs). Otherwise the pairs

@@ -92,7 +92,7 @@ public:
         const auto copy_fn = copy_ ? copy_->fn() : nullptr;
         const int64_t rb = conf_.dst_row_bytes;
         const int64_t flags = exec_flags(src);
-        for_thread_ranges(static_cast<const uint8_t *>(dst), [&](int64_t r0, int64_t r1, uint8_t *scratch) {
+        for_thread_ranges(dst, [&](int64_t r0, int64_t r1, uint8_t *scratch) {
             jit_args a{};
             a.wtab = tables_.wtab.data();
             a.flags = flags;

@@ -39,23 +39,24 @@ public:
     // Per-thread scratch, kept across executions so that small problems allocate nothing. It
     // starts on a 64-byte line: the W rows in it are read and written in whole vectors, which
     // from malloc's 16-byte alignment would span two lines every other load.
-    // And it starts half a page past dst_at (the thread's first dst byte) in address bits 11:0.
-    // The blends load W rows in the same loop that stores dst, and a load whose bits 11:0 match
-    // a store still in the store queue waits for it (4K aliasing); NT stores stay queued until
-    // their write-combining buffer drains to DRAM. W rows that trailed the dst by under ~1 KiB
-    // in those bits stalled every load: on the Zen 3 dev VM, vol_2x NXC linear f32 (W rows in
-    // column blocks, all on dst's residue mod 4 KiB) took 3.7-4.0 ms with its W rows 0-3 KiB
-    // ahead, 5.5 ms 576 bytes behind, 14 ms 320 behind and 55 ms 64 behind; vol_2x NCX (W-planes
-    // of 512-byte rows) 3.8 ms at 2 KiB ahead, 4.3 ms level, 8.7 ms 128 behind, 15.5 ms 64
-    // behind. Where the scratch landed was malloc's choice, so the same kernel moved by those
-    // factors from one process to the next.
-    static uint8_t *thread_scratch(int64_t bytes, const void *dst_at) {
-        constexpr uintptr_t page = 4096;
+    // And it starts half a page past dst_at (the address of the thread's first dst byte) in
+    // address bits 11:0 (jit_conf::kAliasPage). The blends load W rows in the same loop that
+    // stores dst, and a load whose bits 11:0 match a store still in the store queue waits for
+    // it (4K aliasing); NT stores stay queued until their write-combining buffer drains to
+    // DRAM. W rows that trailed the dst by under ~1 KiB in those bits stalled every load: on
+    // the Zen 3 dev VM, vol_2x NXC linear f32 (W rows in column blocks, all on one residue mod
+    // 4 KiB) took 3.7-4.0 ms with its W rows 0-3 KiB ahead of the dst, 5.5 ms 576 bytes
+    // behind, 14 ms 320 behind and 55 ms 64 behind; vol_2x NCX (W-planes of 512-byte rows)
+    // 3.8 ms 2 KiB ahead, 4.3 ms on the dst's residue, 8.7 ms 128 behind, 15.5 ms 64 behind.
+    // Where the scratch landed was malloc's choice, so a kernel moved by those factors from
+    // one process to the next.
+    static uint8_t *thread_scratch(int64_t bytes, uintptr_t dst_at) {
+        constexpr uintptr_t page = jit_conf::kAliasPage;
         thread_local std::vector<uint8_t> buf;
         const size_t need = static_cast<size_t>(bytes) + page;
         if (buf.size() < need) buf.resize(need);
         const uintptr_t p = reinterpret_cast<uintptr_t>(buf.data());
-        const uintptr_t want = (reinterpret_cast<uintptr_t>(dst_at) + page / 2) & (page - 64);
+        const uintptr_t want = (dst_at + page / 2) & (page - 64);
         return buf.data() + ((want - p) & (page - 1));
     }
 
@@ -80,12 +81,13 @@ protected:
     // rows (contiguous so that row caches see neighbouring rows), with the default MXCSR. The
     // scratch is placed against the thread's first dst row (thread_scratch).
     template <typename F>
-    void for_thread_ranges(const uint8_t *dst, F &&body) const {
+    void for_thread_ranges(const void *dst, F &&body) const {
         const int64_t rows = conf_.rows;
         const int nthr = exec_threads();
+        const uintptr_t dst_at = reinterpret_cast<uintptr_t>(dst);
         if (nthr == 1) {
             mxcsr_guard guard;
-            body(0, rows, thread_scratch(conf_.scratch_bytes, dst));
+            body(0, rows, thread_scratch(conf_.scratch_bytes, dst_at));
             store_fence();
             return;
         }
@@ -98,7 +100,7 @@ protected:
             const int t = omp_get_thread_num(), n = omp_get_num_threads();
             uint8_t *scratch = nullptr;
             try {
-                scratch = thread_scratch(conf_.scratch_bytes, dst + rows * t / n * conf_.dst_row_bytes);
+                scratch = thread_scratch(conf_.scratch_bytes, dst_at + static_cast<uintptr_t>(rows * t / n * conf_.dst_row_bytes));
             } catch (const std::bad_alloc &) {
                 oom = true;
             }

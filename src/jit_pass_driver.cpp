@@ -605,8 +605,9 @@ private:
         // 16-bit call's loads run at twice its stores' byte rate, 2 KiB further by its end:
         // leads of 512 and 1024 bytes ran 16-bit vol_2x at 3.0-3.6 ms, 2048 and 3072 at
         // 5.8-9.7 ms (f32: 3.2-3.7 ms at any lead).
-        slot_bytes = (slot_bytes + 4095) / 4096 * 4096;
-        slots += (reinterpret_cast<uintptr_t>(to) + 512 - reinterpret_cast<uintptr_t>(slots)) & 4032;
+        constexpr uintptr_t page = jit_conf::kAliasPage, lead = 512;
+        slot_bytes = (slot_bytes + page - 1) / page * page;
+        slots += (reinterpret_cast<uintptr_t>(to) + lead - reinterpret_cast<uintptr_t>(slots)) & (page - 64);
         auto row = [&](int64_t q, int64_t id, int64_t ih) -> const uint8_t * {
             const int64_t k = src_row(o.plane, id, ih), s = 2 * q + (ih & 1);
             uint8_t *at = slots + s * slot_bytes;

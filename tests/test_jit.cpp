@@ -2947,7 +2947,7 @@ TEST(jit_conf, tables_and_scratch_on_lines) {
     int sizes = 0;
     for (int64_t bytes : {int64_t(100), int64_t(4096), int64_t(70000), int64_t(1) << 20, int64_t(24), int64_t(300000)})
         for (uintptr_t dst_at : {uintptr_t(0x10000), uintptr_t(0x10040), uintptr_t(0x7ff0), uintptr_t(0x12345)}) {
-            uint8_t *s = detail::jit_kernel_base::thread_scratch(bytes, reinterpret_cast<const void *>(dst_at));
+            uint8_t *s = detail::jit_kernel_base::thread_scratch(bytes, dst_at);
             EXPECT_TRUE(aligned(s)) << bytes;
             EXPECT_EQ(reinterpret_cast<uintptr_t>(s) % 4096, (dst_at + 2048) % 4096 / 64 * 64) << bytes << " " << dst_at;
             s[0] = 1, s[bytes - 1] = 1;  // the whole request is usable (ASan checks the ends)

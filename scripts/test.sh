@@ -34,19 +34,23 @@ if [ "${XINTERP_QUICK:-0}" != 1 ]; then
   count "$logs/lanes"
   passed=$((passed + 1))  # the fuzz smoke run: it exits non-zero on any crash
   echo "== lane avx512-emu: avx512_core kernels under Bochs (tigerlake)"
-  bash tests/emu/lane.sh "$build" | tee "$logs/emu"
-  # The gtest JIT sweeps too (Bochs' f16 tie bug classified by tests/emu/bochs_f16.hpp), in
-  # six guest runs of under three minutes of emulated time each: one guest run of them all went
-  # idle for good in its last test, about 200 s in, while each part passes alone. At 512 bits
-  # for every problem (XINTERP_TEST_FLAVOR): Bochs' tigerlake model may count as a slow-gather
-  # Intel model, where automatic hints would give W-downsampled rows the 256-bit kernels.
-  # Where the main ctest already ran the JIT suites natively at avx512_core/512 (a host with
-  # AVX-512: the flavors of tests/CMakeLists.txt), these groups would run the same tests again
-  # under emulation (~12 min of a ~34 min run on the Sapphire Rapids class VM), so each is
-  # skipped there, saying why. The sweep above runs in the guest on every host, so the lane's
-  # tooling stays exercised.
+  # The sweep (tests/emu/emu_sweep.cpp) and the gtest JIT sweeps (Bochs' f16 tie bug classified
+  # by tests/emu/bochs_f16.hpp), the latter in six guest runs of under three minutes of emulated
+  # time each: one guest run of them all went idle for good in its last test, about 200 s in,
+  # while each part passes alone. At 512 bits for every problem (XINTERP_TEST_FLAVOR): Bochs'
+  # tigerlake model may count as a slow-gather Intel model, where automatic hints would give
+  # W-downsampled rows the 256-bit kernels. Where the main ctest already ran the JIT suites
+  # natively at avx512_core/512 (a host with AVX-512: the flavors of tests/CMakeLists.txt),
+  # these groups would run the same tests again under emulation (~12 min of a ~34 min run on
+  # the Sapphire Rapids class VM), so each is skipped there, saying why. The sweep runs in the
+  # guest on every host, so the lane's tooling stays exercised.
+  # Bochs emulates on one thread, so the guest runs go $jobs at a time (each has its own work
+  # directory; the guest kernel's cache is built under a lock): on the 2-core Zen 3 dev VM the
+  # seven took 14 min one after another.
   native=0
   if grep -qE 'avx512_core(_512)?/jit_bitwise\.random_ratio_sweep .*Passed' "$logs/main"; then native=1; fi
+  cmake --build "$build" --target xinterp_emu_sweep xinterp_tests >/dev/null
+  runs=("")  # the sweep, then the gtest groups
   for filter in \
     'jit_bitwise.tails_1d:jit_bitwise.ratios_2d:jit_bitwise.odd_3d:jit_bitwise.special_values:jit_bitwise.threads_1_and_2:jit_bitwise.runtime_sizes*:jit_bitwise.linear_tap_pairs:cache_test.*' \
     'jit_bitwise.non_temporal_nxc_nearest_row_stream:jit_bitwise.nxc_nearest_row_pairs:jit_bitwise.nxc_linear_row_pairs:jit_bitwise.nxc_linear_same_runs:jit_bitwise.nxc_run_pixel_pairs:jit_bitwise.nxc_nt_lines:jit_bitwise.linear_up2_groups:jit_bitwise.linear_h2_pairs:jit_bitwise.linear_periodic_run' \
@@ -57,11 +61,37 @@ if [ "${XINTERP_QUICK:-0}" != 1 ]; then
     if [ "$native" = 1 ]; then
       echo "skipped: emulated gtest group '$filter': this host ran these tests natively at avx512_core/512 in the main ctest"
       skipped=$((skipped + 1))
-      continue
+    else
+      runs+=("$filter")
     fi
-    EMU_ENV=XINTERP_TEST_FLAVOR=avx512_core/512 EMU_TARGET=xinterp_tests bash tests/emu/lane.sh "$build" --gtest_filter="$filter" | tee -a "$logs/emu_gtest"
   done
-  count "$logs/emu"
-  if [ "$native" = 0 ]; then count "$logs/emu_gtest"; fi
+  emu_run() {  # run i of runs: its output in $logs/emu_$i, its exit status in $logs/emu_$i.rc
+    local rc=0
+    if [ -z "${runs[$1]}" ]; then
+      EMU_NO_BUILD=1 bash tests/emu/lane.sh "$build" > "$logs/emu_$1" 2>&1 || rc=$?
+    else
+      EMU_NO_BUILD=1 EMU_ENV=XINTERP_TEST_FLAVOR=avx512_core/512 EMU_TARGET=xinterp_tests \
+        bash tests/emu/lane.sh "$build" --gtest_filter="${runs[$1]}" > "$logs/emu_$1" 2>&1 || rc=$?
+    fi
+    echo "$rc" > "$logs/emu_$1.rc"
+  }
+  running=0
+  for i in "${!runs[@]}"; do
+    if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+    echo "emulated run $i started: ${runs[$i]:-the sweep (tests/emu/emu_sweep.cpp)}"
+    emu_run "$i" &
+    running=$((running + 1))
+  done
+  wait || true
+  emu_failed=0
+  for i in "${!runs[@]}"; do
+    cat "$logs/emu_$i"
+    count "$logs/emu_$i"
+    if [ "$(cat "$logs/emu_$i.rc" 2>/dev/null || echo 1)" != 0 ]; then
+      echo "FAILED: emulated run $i ${runs[$i]:+(gtest group '${runs[$i]}')}"
+      emu_failed=1
+    fi
+  done
+  [ "$emu_failed" = 0 ]
 fi
 echo "xinterp: $passed passed, 0 failed, $skipped skipped"

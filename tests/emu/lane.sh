@@ -5,14 +5,16 @@
 # and this machine's dynamic loader, started by a busybox-sh wrapper.
 #   bash tests/emu/lane.sh [BUILD_DIR] [ARGS...]     (EMU_TARGET picks another test target,
 #                                                    e.g. EMU_TARGET=xinterp_tests ARGS=--gtest_filter=...;
-#                                                    EMU_ENV=NAME=VALUE sets one more guest variable)
+#                                                    EMU_ENV=NAME=VALUE sets one more guest variable;
+#                                                    EMU_NO_BUILD=1 when the target is built already,
+#                                                    as for runs in parallel on one build dir)
 # First use on a machine builds the guest kernel (~4.5 min, cached in $AVX512_EMU_CACHE).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 shift || true
 target=${EMU_TARGET:-xinterp_emu_sweep}
-cmake --build "$build" --target "$target" >/dev/null
+if [ "${EMU_NO_BUILD:-0}" != 1 ]; then cmake --build "$build" --target "$target" >/dev/null; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/lib"

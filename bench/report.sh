@@ -7,13 +7,16 @@
 # alternating in one process), bench_isas (the tiers and widths the host runs), bench_sweep
 # (150 random shapes against oneDNN) and bench/creation.py (creation costs); bench/tables.py
 # turns the outputs into the README's tables ($out/tables.md). 1 thread unless THREADS is set.
-#   bash bench/report.sh [BUILD_DIR]     (needs libdnnl-dev and python3-torch for the peers)
+#   bash bench/report.sh [BUILD_DIR]     (installs the peers, libdnnl-dev and python3-torch, with
+#                                        scripts/deps.sh --peers, and configures BUILD_DIR to see them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 threads=${THREADS:-1}
 out=${OUT_DIR:-$build/bench-report}
 mkdir -p "$out"
+bash scripts/deps.sh --peers
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" --target bench_peers bench_floors bench_dtypes bench_isas bench_sweep xinterp_cli >/dev/null
 "$build/bench/bench_peers" --threads "$threads" --reps 15 | tee "$out/peers.txt"
 /usr/bin/python3 bench/torch_peer.py --build "$build" --threads "$threads" --reps 15 --peers "$out/peers.txt" | tee "$out/torch.txt"

@@ -640,14 +640,15 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
             const int64_t pad = (c.OW * c.C + w - 1) / w * w, planes = 2 * p.in[1] * pad * 4;
             const int64_t max16 = w == 16 ? jit_conf::kNxcPlanes16Zmm : jit_conf::kNxcPlanes16;
             const int64_t row_elems = c.OW * c.C;
-            const bool nt_rows = w == 8 && row_elems % w == 0 && p.dst_bytes >= nt_min_bytes() && d_taps_repeat(p, dl);
-            const bool rows16 = nt_rows && c.esize == 2 && (row_elems * 2) % jit_conf::kAliasPage == 0 &&
+            const bool repeat = d_taps_repeat(p, dl);
+            const bool nt_rows = w == 8 && row_elems % w == 0 && p.dst_bytes >= nt_min_bytes() && repeat;
+            const bool rows16 = nt_rows && c.esize == 2 && row_elems * c.esize % jit_conf::kAliasPage == 0 &&
                                 4 * row_elems * 4 > jit_conf::kRunMinBytes;
             if (!rows16 && (c.esize == 2 ? planes <= max16 : planes <= jit_conf::kPlaneBudget / 2)) {
                 c.nxc_separable = c.plane_mode = true;
             } else if ((w == 16 && c.esize == 2) || (nt_rows && c.esize == 4) || rows16) {
                 c.nxc_separable = true;
-                c.d_pairs = d_taps_repeat(p, dl);
+                c.d_pairs = repeat;
             }
         }
         // 2-D pairs, not for 512-bit f32 pixels of 25+ channels that end off a cache line

@@ -46,7 +46,7 @@ if [ "${XINTERP_QUICK:-0}" != 1 ]; then
   # guest on every host, so the lane's tooling stays exercised.
   # Bochs emulates on one thread, so the guest runs go $jobs at a time (each has its own work
   # directory; the guest kernel's cache is built under a lock): on the 2-core Zen 3 dev VM the
-  # seven took 14 min one after another.
+  # seven took 14 min one after another, and .ci/run 29 min; two at a time, .ci/run 19 min.
   native=0
   if grep -qE 'avx512_core(_512)?/jit_bitwise\.random_ratio_sweep .*Passed' "$logs/main"; then native=1; fi
   cmake --build "$build" --target xinterp_emu_sweep xinterp_tests >/dev/null

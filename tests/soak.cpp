@@ -2,10 +2,12 @@
 // for bit (memcmp, NaN payloads included), for as long as asked. The fixed gtest sweeps cover the
 // shapes we thought of; this draws the ones we did not, biased to the edges where the drivers
 // switch paths: axes of 1-9 elements, 1 -> 1, 2x and 4x, single outputs, C of 1-9 and up to
-// 299, N of 2-3, 1-3 threads. A quarter of the cases hold NaN, inf, huge, denormal and -0 src
+// 299, N of 2-3, 1-3 threads (--max-threads: up to N). A quarter of the cases hold NaN, inf, huge, denormal and -0 src
 // values; a third give scales instead of sizes, a third a runtime sizes tensor near the sizes.
 // src and dst sit against PROT_NONE pages (alternating edges), so a stray access faults.
-//   xinterp_soak [--seconds S] [--seed N]     (exit 1 on the first mismatch, with its descriptor)
+//   xinterp_soak [--seconds S] [--seed N] [--max-threads N]   (exit 1 on the first mismatch, with
+//   its descriptor). --max-threads (default 3) draws 1..N threads per case: a many-core host's
+//   thread splits (rows per thread down to one, threads past the rows).
 // Run it with XINTERP_NT_MIN_BYTES=4096 to put the non-temporal variants nearly everywhere.
 #include <omp.h>
 
@@ -52,7 +54,7 @@ std::string describe(const drawn &c) {
 
 class drawer {
 public:
-    explicit drawer(uint64_t seed) : rng_(seed) {}
+    drawer(uint64_t seed, int max_threads) : rng_(seed), max_threads_(max_threads) {}
     int uniform(int a, int b) { return a + static_cast<int>(rng_() % static_cast<uint64_t>(b - a + 1)); }
     double real(double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng_); }
 
@@ -102,7 +104,7 @@ public:
             else d.sizes = out;
             if (how == 2)
                 for (int i = 0; i < k; ++i) x.runtime.push_back(static_cast<int32_t>(std::max<int64_t>(1, out[i] + uniform(-2, 2))));
-            x.threads = uniform(1, 3);
+            x.threads = uniform(1, max_threads_);
             x.specials = uniform(0, 3) == 0;
             return x;
         }
@@ -132,6 +134,7 @@ public:
 
 private:
     std::mt19937_64 rng_;
+    int max_threads_;
 };
 
 }  // namespace
@@ -139,12 +142,14 @@ private:
 int main(int argc, char **argv) {
     double seconds = 60;
     uint64_t seed = 1;
+    int max_threads = 3;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--seconds" && i + 1 < argc) seconds = std::atof(argv[++i]);
         else if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+        else if (a == "--max-threads" && i + 1 < argc) max_threads = std::atoi(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: xinterp_soak [--seconds S] [--seed N]\n");
+            std::fprintf(stderr, "usage: xinterp_soak [--seconds S] [--seed N] [--max-threads N]\n");
             return 2;
         }
     }
@@ -152,7 +157,11 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "xinterp_soak: --seconds must be > 0\n");
         return 2;
     }
-    drawer dr(seed);
+    if (max_threads < 1 || max_threads > 1024) {
+        std::fprintf(stderr, "xinterp_soak: --max-threads must be 1..1024, got %d\n", max_threads);
+        return 2;
+    }
+    drawer dr(seed, max_threads);
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     long cases = 0, rejected = 0;
     std::string isa;
@@ -193,7 +202,7 @@ int main(int argc, char **argv) {
             }
         }
     }
-    std::printf("xinterp_soak: seed %llu, %.0f s, %ld cases on %s, 0 mismatches (%ld descriptors rejected)\n",
-                static_cast<unsigned long long>(seed), seconds, cases, isa.c_str(), rejected);
+    std::printf("xinterp_soak: seed %llu, %.0f s, %ld cases on %s, 1-%d threads, 0 mismatches (%ld descriptors rejected)\n",
+                static_cast<unsigned long long>(seed), seconds, cases, isa.c_str(), max_threads, rejected);
     return cases > 0 ? 0 : 1;
 }

@@ -116,11 +116,11 @@ std::atomic<size_t> g_nt_min_override{0}, g_nt_min_override_more{0};
 
 // {one thread, more}: XINTERP_NT_MIN_BYTES for both where it is set.
 std::pair<size_t, size_t> nt_min_default() {
-    const int64_t llc = usable_llc_bytes(), floor = int64_t(4) << 20;
-    // One thread: half the LLC on AMD, a quarter on Intel. More threads: the whole LLC on the
-    // Zen 3 dev VM (AMD without AVX-512), half of it elsewhere (jit_conf.hpp).
+    const int64_t llc = usable_llc_bytes(), llc1 = one_thread_llc_bytes(), floor = int64_t(4) << 20;
+    // One thread: half its LLC share on AMD, a quarter on Intel. More threads: the whole LLC on
+    // the Zen 3 dev VM (AMD without AVX-512), half of it elsewhere (jit_conf.hpp).
     const bool amd = host_features().amd, whole_on_more = amd && !avx512_on_256bit_units();
-    const int64_t one = std::max(floor, amd ? llc / 2 : llc / 4), more = std::max(floor, whole_on_more ? llc : llc / 2);
+    const int64_t one = std::max(floor, amd ? llc1 / 2 : llc1 / 4), more = std::max(floor, whole_on_more ? llc : llc / 2);
     if (std::getenv("XINTERP_NT_MIN_BYTES")) {
         const size_t v = static_cast<size_t>(env_nonneg_int("XINTERP_NT_MIN_BYTES", one));
         return {v, v};

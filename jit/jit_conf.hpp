@@ -439,7 +439,9 @@ bool jit_uses_pass_engine(const problem &p, kernel_isa isa);
 // lost from 16 MiB (1.2-1.5x; seg_8x's 21 MiB 2.1-2.4x, where 2 threads then ran slower than 1).
 // So did the Ice Lake Xeon VM (Intel, full-width units): with the whole LLC on 2 threads
 // seg_8x (21 MiB) ran 0.6-0.9x its 1-thread speed; NT stores took it 0.25-0.6x the time.
-// Intel on one thread: a quarter of the usable LLC (4 MiB on the VMs, which count 16). On the
+// One thread takes its share of at most two logical processors (one_thread_llc_bytes,
+// cpu_isa.hpp), however many the VM has. Intel on one thread: a quarter of it (4 MiB on the
+// VMs, which count 16; a 16-core Xeon VM's 128 MiB had given 32 MiB, README run 38). On the
 // Sapphire Rapids class VM (2 MiB of L2 per core; NCX and NXC, nearest and linear 128x128 ->
 // 256x256, xinterp bench, two runs each) 4 MiB outputs took 0.65-1.0x the time with NT stores
 // and 8 MiB 0.25-0.9x, while 2 MiB ones were mixed (0.7-1.1x) and 1 MiB ones 2x slower; on 2

@@ -259,6 +259,15 @@ int64_t usable_llc_bytes() {
     return usable_llc_bytes(f.llc_bytes, f.llc_sharers, f.amd);
 }
 
+int64_t one_thread_llc_bytes(int64_t llc_bytes, int sharers, bool amd) {
+    return usable_llc_bytes(llc_bytes, sharers > 0 ? std::min(sharers, 2) : 2, amd);
+}
+
+int64_t one_thread_llc_bytes() {
+    const cpu_features &f = host_features();
+    return one_thread_llc_bytes(f.llc_bytes, f.llc_sharers, f.amd);
+}
+
 bool gathers_are_slow(bool amd, int family, int model, const std::string &gds, bool sapphire_or_later) {
     if (amd) return true;
     if (family != 6) return false;

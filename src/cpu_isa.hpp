@@ -113,6 +113,15 @@ bool avx512_on_256bit_units();
 constexpr int64_t kLlcPerSharerMax = int64_t(16) << 20, kLlcPerSharerMaxIntel = int64_t(8) << 20;
 int64_t usable_llc_bytes(int64_t llc_bytes, int sharers, bool amd);  // sharers 0: unknown, no cap
 int64_t usable_llc_bytes();                                          // the host's
+// The part one thread counts on, for its NT threshold (jit_conf.hpp, nt_min_bytes): the share
+// of at most two logical processors (sharers 0, unknown: two), as on the 2-vCPU VMs where the
+// thresholds were measured. A VM of more vCPUs shown its socket's L3 counts more for all of
+// them together, not for one thread: a 16-core Xeon VM (300 MiB over 16, 128 MiB counted) had
+// put one thread's threshold at 32 MiB, and seg_8x's 22 MiB output then took plain stores at
+// 0.42-0.76x oneDNN's speed in bench_peers, where NT stores ran its four f32 kernels in
+// 0.48-0.88x the time (README, run 38).
+int64_t one_thread_llc_bytes(int64_t llc_bytes, int sharers, bool amd);
+int64_t one_thread_llc_bytes();  // the host's
 // One line per tier: whether the host has it, whether kernels exist, whether it is chosen.
 std::string isa_ladder_report();
 

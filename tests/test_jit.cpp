@@ -2786,13 +2786,28 @@ TEST(jit_conf, usable_llc_caps_a_vm_share_of_a_socket_cache) {
     EXPECT_EQ(usable_llc_bytes(), usable_llc_bytes(f.llc_bytes, f.llc_sharers, f.amd));
 }
 
-// The NT threshold: half the usable LLC on one thread, and on more the whole of it on Zen 3
-// and half elsewhere, at least 4 MiB (unless XINTERP_NT_MIN_BYTES or the test override says
-// otherwise, for every thread count).
+// One thread counts the share of at most two logical processors, whatever the VM's count.
+TEST(jit_conf, one_thread_counts_two_sharers_at_most) {
+    const int64_t mib = int64_t(1) << 20;
+    EXPECT_EQ(one_thread_llc_bytes(300 * mib, 16, false), 16 * mib);  // a 16-core Xeon VM: 128 MiB for all, 16 for one
+    EXPECT_EQ(one_thread_llc_bytes(260 * mib, 2, false), 16 * mib);   // the Xeon dev VM: as before
+    EXPECT_EQ(one_thread_llc_bytes(32 * mib, 2, true), 32 * mib);     // the Zen 3/4 dev VMs: as before
+    EXPECT_EQ(one_thread_llc_bytes(32 * mib, 16, true), 32 * mib);    // a Zen CCD's own L3
+    EXPECT_EQ(one_thread_llc_bytes(8 * mib, 8, false), 8 * mib);      // a small client L3
+    EXPECT_EQ(one_thread_llc_bytes(260 * mib, 0, false), 16 * mib);   // sharing unknown: two
+    const cpu_features &f = host_features();
+    EXPECT_EQ(one_thread_llc_bytes(), one_thread_llc_bytes(f.llc_bytes, f.llc_sharers, f.amd));
+    EXPECT_LE(one_thread_llc_bytes(), usable_llc_bytes());  // never more than all of the threads count on
+}
+
+// The NT threshold: half one thread's LLC share on one thread (Intel: a quarter), and on more
+// the whole usable LLC on Zen 3 and half elsewhere, at least 4 MiB (unless
+// XINTERP_NT_MIN_BYTES or the test override says otherwise, for every thread count).
 TEST(jit_conf, nt_threshold_follows_the_last_level_cache) {
     if (std::getenv("XINTERP_NT_MIN_BYTES")) GTEST_SKIP() << "XINTERP_NT_MIN_BYTES is set: the default is not in effect";
-    const size_t llc = static_cast<size_t>(usable_llc_bytes()), mib4 = size_t(4) << 20;
-    const size_t one = host_features().amd ? llc / 2 : llc / 4;  // Intel: a quarter on one thread
+    const size_t llc = static_cast<size_t>(usable_llc_bytes()), llc1 = static_cast<size_t>(one_thread_llc_bytes());
+    const size_t mib4 = size_t(4) << 20;
+    const size_t one = host_features().amd ? llc1 / 2 : llc1 / 4;  // Intel: a quarter on one thread
     EXPECT_EQ(nt_min_bytes(), std::max(mib4, one));
     EXPECT_EQ(nt_min_bytes(1), std::max(mib4, one));
     const size_t more = host_features().amd && !avx512_on_256bit_units() ? llc : llc / 2;  // Zen 3: the whole LLC

@@ -2,8 +2,9 @@
 // for bit (memcmp, NaN payloads included), for as long as asked. The fixed gtest sweeps cover the
 // shapes we thought of; this draws the ones we did not, biased to the edges where the drivers
 // switch paths: axes of 1-9 elements, 1 -> 1, 2x and 4x, single outputs, C of 1-9 and up to
-// 299, N of 2-3, 1-3 threads (--max-threads: up to N). A quarter of the cases hold NaN, inf, huge, denormal and -0 src
-// values; a third give scales instead of sizes, a third a runtime sizes tensor near the sizes.
+// 299, N of 2-3, 1-3 threads (--max-threads: up to N). A quarter of the cases hold NaN, inf,
+// huge, denormal and -0 src values; a third give scales instead of sizes, a third a runtime
+// sizes tensor near the sizes.
 // src and dst sit against PROT_NONE pages (alternating edges), so a stray access faults.
 //   xinterp_soak [--seconds S] [--seed N] [--max-threads N]   (exit 1 on the first mismatch, with
 //   its descriptor). --max-threads (default 3) draws 1..N threads per case: a many-core host's

@@ -71,7 +71,9 @@ for f in "$O"/test_*.tmp; do
   log "$n: $(grep -hE '^\[  PASSED  \]|^\[  FAILED  \] [0-9]+|^\[  SKIPPED \] [0-9]+' "$f" | tr '\n' ' ')$(tail -1 "$f")"
   { echo "== $n"; tail -40 "$f"; } >> "$O/tests.txt"
 done
-for f in "$O"/soak_*.tmp; do log "$(basename "$f" .tmp): $(grep -h 'xinterp_soak\|MISMATCH\|error' "$f" | tr '\n' ' ')$(tail -1 "$f")"; done
+for f in "$O"/soak_*.tmp; do
+  log "$(basename "$f" .tmp): $(grep -h 'xinterp_soak\|MISMATCH\|error' "$f" | tr '\n' ' ')$(tail -1 "$f")"
+done
 rm -f "$O"/test_*.tmp "$O"/soak_*.tmp
 
 # The bench report's C++ parts, 1 thread on one core (the pinning keeps a 16-core host's
@@ -80,7 +82,8 @@ pin=$((cores > 3 ? 3 : 0))
 bench() {  # output file, seconds allowed, exe and args
   local out=$1 lim=$2
   shift 2
-  OMP_NUM_THREADS=1 timeout "$lim" taskset -c "$pin" "$d/lib/ld-linux-x86-64.so.2" --library-path "$d/lib" "$d/bin/$@" > "$O/$out" 2>&1
+  OMP_NUM_THREADS=1 timeout "$lim" taskset -c "$pin" "$d/lib/ld-linux-x86-64.so.2" --library-path "$d/lib" \
+    "$d/bin/$@" > "$O/$out" 2>&1
   log "$out: exit $? at $(($(date +%s) - t0)) s; $(grep -h '^# geomean' "$O/$out" | head -2 | tr '\n' ' ')"
 }
 filter=()

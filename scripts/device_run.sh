@@ -21,8 +21,9 @@ quick=${DEVICE_RUN_QUICK:-0}
 soak_s=60 soak16_s=45 reps=15
 [ "$quick" = 1 ] && soak_s=3 soak16_s=3 reps=3
 cores=$(nproc)
-# Each carried executable runs under the carried loader and libraries (exe, then its args).
-run_exe() { local e=$1; shift; "$d/lib/ld-linux-x86-64.so.2" --library-path "$d/lib" "$d/bin/$e" "$@"; }
+# Each carried executable runs under the carried loader and libraries: "${ld[@]}" "$d/bin/EXE"
+# (an array, so that env, timeout and taskset can start it too).
+ld=("$d/lib/ld-linux-x86-64.so.2" --library-path "$d/lib")
 log() { echo "$*" | tee -a "$O/run.log"; }
 t0=$(date +%s)
 : > "$O/run.log"
@@ -34,7 +35,7 @@ t0=$(date +%s)
   grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E 'avx|amx|fma|f16c' | tr '\n' ' '
   echo
   echo "== xinterp info"
-  run_exe xinterp info
+  "${ld[@]}" "$d/bin/xinterp" info
 } >> "$O/run.log" 2>&1
 
 # The JIT suites at every tier and width (those the host lacks skip, saying why), the whole
@@ -44,7 +45,7 @@ jit='jit_bitwise.*:bf16_clean.*:edges.*'
 [ "$quick" = 1 ] && jit='jit_bitwise.tails_1d:jit_bitwise.threads_1_and_2:edges.*'
 suite() {  # name, OMP threads, XINTERP_TEST_FLAVOR or "", gtest filter or ""
   local out="$O/test_$1.tmp"
-  OMP_NUM_THREADS=$2 XINTERP_TEST_FLAVOR=$3 run_exe xinterp_tests ${4:+--gtest_filter="$4"} > "$out" 2>&1
+  OMP_NUM_THREADS=$2 XINTERP_TEST_FLAVOR=$3 "${ld[@]}" "$d/bin/xinterp_tests" ${4:+--gtest_filter="$4"} > "$out" 2>&1
   echo "exit=$?" >> "$out"
 }
 suite default 2 "" "$([ "$quick" = 1 ] && echo "$jit")" &
@@ -55,7 +56,7 @@ suite "threads$cores" "$cores" "" "$jit" &
 soak() {  # name, env assignment or "", soak args
   local name=$1 envs=$2
   shift 2
-  env $envs "$d/lib/ld-linux-x86-64.so.2" --library-path "$d/lib" "$d/bin/xinterp_soak" "$@" > "$O/soak_$name.tmp" 2>&1
+  env $envs "${ld[@]}" "$d/bin/xinterp_soak" "$@" > "$O/soak_$name.tmp" 2>&1
   echo "exit=$?" >> "$O/soak_$name.tmp"
 }
 soak default "" --seconds "$soak_s" --seed 81 &
@@ -82,8 +83,7 @@ pin=$((cores > 3 ? 3 : 0))
 bench() {  # output file, seconds allowed, exe and args
   local out=$1 lim=$2
   shift 2
-  OMP_NUM_THREADS=1 timeout "$lim" taskset -c "$pin" "$d/lib/ld-linux-x86-64.so.2" --library-path "$d/lib" \
-    "$d/bin/$@" > "$O/$out" 2>&1
+  OMP_NUM_THREADS=1 timeout "$lim" taskset -c "$pin" "${ld[@]}" "$d/bin/$@" > "$O/$out" 2>&1
   log "$out: exit $? at $(($(date +%s) - t0)) s; $(grep -h '^# geomean' "$O/$out" | head -2 | tr '\n' ' ')"
 }
 filter=()
@@ -95,7 +95,7 @@ bench isas.txt 90 bench_isas --threads 1 --reps "$reps" "${filter[@]}"
 bench sweep.txt 90 bench_sweep --shapes "$([ "$quick" = 1 ] && echo 5 || echo 150)" --threads 1
 {
   for n in 2 "$cores"; do
-    timeout 90 "$d/lib/ld-linux-x86-64.so.2" --library-path "$d/lib" "$d/bin/bench_floors" --large --scale "$n" \
+    timeout 90 "${ld[@]}" "$d/bin/bench_floors" --large --scale "$n" \
       --reps "$([ "$quick" = 1 ] && echo 1 || echo 9)" ${filter[@]+"${filter[@]}"}
   done
 } > "$O/scaling.txt" 2>&1

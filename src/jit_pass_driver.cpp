@@ -608,12 +608,28 @@ private:
         constexpr uintptr_t page = jit_conf::kAliasPage, lead = 512;
         slot_bytes = (slot_bytes + page - 1) / page * page;
         slots += (reinterpret_cast<uintptr_t>(to) + lead - reinterpret_cast<uintptr_t>(slots)) & (page - 64);
+        // The block's src bytes within a row: its first pixel's i0 tap to its last's i1 tap.
+        int64_t src_lo, src_hi;
+        std::memcpy(&src_lo, ws.ra.wtab, 8);
+        std::memcpy(&src_hi, static_cast<const uint8_t *>(ws.ra.wtab) + (b.conf.OW - 1) * conf_.wtab_stride + 8, 8);
+        src_hi += conf_.C * conf_.esize;
+        const int64_t ih_n = prob().in[1];
         auto row = [&](int64_t q, int64_t id, int64_t ih) -> const uint8_t * {
             const int64_t k = src_row(o.plane, id, ih), s = 2 * q + (ih & 1);
             uint8_t *at = slots + s * slot_bytes;
             if (key[s] != k) {
                 w_step(ws, x, k, at, b.wrow.get());
                 key[s] = k;
+                // The slice's next W step is of row ih + 1, a row or two oh on. A block reads
+                // only 1-2 KiB of each src row, and rows 8 KiB or more apart (vol_2x) the
+                // hardware prefetchers miss: prefetch that row's block now. bench_ab on the
+                // Zen 3 dev VM, both shim orders: vol_2x NXC f32 0.92-0.93x the time, f16
+                // 0.96-0.97x, bf16 0.98-1.0x.
+                if (ih + 1 < ih_n) {
+                    const uint8_t *next = x.src + (k + 1) * conf_.src_row_bytes, *end = next + src_hi;
+                    for (const uint8_t *l = next + src_lo - (reinterpret_cast<uintptr_t>(next + src_lo) & 63); l < end; l += 64)
+                        __builtin_prefetch(l, 0, 3);
+                }
             }
             return at;
         };

@@ -626,12 +626,17 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         // (8x32x32 -> 16x64x64 C = 32, 8 MiB: 1.05-1.18x; C = 40 and 100 0.83-0.87x), nor D
         // down (0.96-0.99x, no pairs).
         // 16-bit at 256 bits takes them before its planes where they go in column blocks with
-        // NT stores and every dst row starts on a page (rows16): a plane blend's f32 loads run
-        // at twice its 16-bit stores' byte rate, so their addresses sweep past the NT stores
-        // still queued (4K aliasing: jit_kernel_base::thread_scratch), where group_rows keeps a
-        // block's W rows 512 bytes ahead of its stores for the whole call; dst rows off a page
-        // would start each row oh elsewhere (C = 24 vol_2x, 6 KiB rows: 1.15-1.24x the time of
-        // planes). bench_ab on the Zen 3 dev VM against planes, both orders: vol_2x NXC bf16
+        // NT stores, unless its dst rows are half a page off (rows16): a plane blend's f32
+        // loads run at twice its 16-bit stores' byte rate, so their addresses sweep past the NT
+        // stores still queued (4K aliasing: jit_kernel_base::thread_scratch), where group_rows
+        // keeps a block's W rows 512 bytes ahead of its stores for the whole call on page
+        // rows; rows off a page start each row oh elsewhere. Rows half a page off (row bytes
+        // 2 KiB mod 4 KiB: every other row oh starts 2 KiB from the lead) keep planes: C = 24
+        // vol_2x (6 KiB rows) 1.15-1.24x the time of planes; bench_ab on the Zen 3 dev VM, both
+        // orders, 16x64x64 -> 32x128x128 C = 40 1.10-1.21x, 8x96x96 -> 16x192x192 C = 16
+        // 0.94-1.40x, 16x48x48 -> 32x96x96 C = 32 0.93-1.22x. Other offsets take rows:
+        // 16x48x48 -> 32x96x96 C = 48 (9 KiB rows) 0.80-0.88x, C = 40 0.68-0.85x, C = 56
+        // 0.78-0.90x, 8x48x48 -> 16x96x96 C = 72 0.69-0.92x. Page rows, against planes: vol_2x NXC bf16
         // 0.65-0.79x, f16 0.63-0.66x (1 thread; 2 threads 0.72-0.86x); 16x32x64 -> 32x64x128
         // C = 64 0.60-0.63x (2 threads 0.58-0.77x); 8x64x64 -> 16x128x128 C = 48 (24 MiB)
         // 0.70-0.88x, on 2 threads (plain stores, whole rows) 0.97-1.07x.
@@ -642,7 +647,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
             const int64_t row_elems = c.OW * c.C;
             const bool repeat = d_taps_repeat(p, dl);
             const bool nt_rows = w == 8 && row_elems % w == 0 && p.dst_bytes >= nt_min_bytes() && repeat;
-            const bool rows16 = nt_rows && c.esize == 2 && row_elems * c.esize % jit_conf::kAliasPage == 0 &&
+            const bool rows16 = nt_rows && c.esize == 2 && row_elems * c.esize % jit_conf::kAliasPage != jit_conf::kAliasPage / 2 &&
                                 4 * row_elems * 4 > jit_conf::kRunMinBytes;
             if (!rows16 && (c.esize == 2 ? planes <= max16 : planes <= jit_conf::kPlaneBudget / 2)) {
                 c.nxc_separable = c.plane_mode = true;

@@ -1148,8 +1148,10 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
                 if (sh.t == data_type::f16 && (threads == 2 || ct != kCtms[0])) continue;  // the big one once per NT setting
                 if (emulated() && (threads == 2 || ct != kCtms[0] || sh.t == data_type::f16)) continue;
                 const auto d = problem_builder().src(layout(data_format::nxc, 1, sh.c, sh.in)).sizes(sh.out).mode(mode::linear).ctm(ct).dt(sh.t);
-                // f32 rows of whole ymm with NT-sized dst go separable (nxc_d_pair_cols)
-                const bool rows = nt_bytes == 1 && sh.t == data_type::f32 && sh.out[2] * sh.c % 8 == 0;
+                // rows of whole ymm with NT-sized dst go separable (nxc_d_pair_cols): f32, and
+                // 16-bit rows not half a page off (C = 260: 8320 bytes, 128 past two pages)
+                const bool half_page = sh.out[2] * sh.c * 2 % jit_conf::kAliasPage == jit_conf::kAliasPage / 2;
+                const bool rows = nt_bytes == 1 && sh.out[2] * sh.c % 8 == 0 && (sh.t == data_type::f32 || !half_page);
                 EXPECT_TRUE(conf(d).d_pairs && conf(d).nxc_separable == rows) << describe(d);
                 ++seed;
                 ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
@@ -1186,9 +1188,9 @@ TEST(jit_bitwise, nxc_linear_d_pairs) {
 
 // Separable NXC D pairs column block by column block (jit_conf::d_cols; NT stores: 16-bit
 // at 512 bits with W-planes over 1.5 MiB; at 256 bits f32 with W-planes over 128 KiB and
-// 16-bit where every dst row starts a page (C = 32 at OW = 128 and 1600), whose blocks follow
-// from 64-byte pairs of ymm: C = 48 21 pixels, OW = 70 ending on 7; C = 40 24 ending on 4;
-// C = 32 32 ending on 22 at OW = 1590). C = 48: blocks of 20 pixels (4 KiB W rows, widths kept to
+// 16-bit unless its dst rows are half a page off (these shapes' are not; C = 32 at OW = 96,
+// 6 KiB rows, keeps W-planes), whose blocks follow from 64-byte pairs of ymm: C = 48 21
+// pixels, OW = 70 ending on 7; C = 40 24 ending on 4; C = 32 32 ending on 22 at OW = 1590). C = 48: blocks of 20 pixels (4 KiB W rows, widths kept to
 // 64-byte pairs), OW = 70 in 20, 20, 20 and a last block of 10; C = 32: 4 blocks of 32;
 // C = 40: blocks of 24 (unit 4), OW = 100 ending on 4; IH = 2, where a block's first rows
 // are W rows the block before also held (its slots must not be taken for them). D 2 -> 4 (od
@@ -1209,8 +1211,8 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
         bool emu;  // in the emulator lane's subset (emulated())
         int64_t cols256, last256;  // the blocks at 256 bits (f32, and 16-bit of page rows)
     };
-    // 16-bit dst rows that start on a page, which 256-bit 16-bit kernels need for blocks
-    auto pages = [](const shape &sh) { return sh.out[2] * sh.c * 2 % jit_conf::kAliasPage == 0; };
+    // 16-bit dst rows not half a page off, which 256-bit 16-bit kernels need for blocks
+    auto rows16 = [](const shape &sh) { return sh.out[2] * sh.c * 2 % jit_conf::kAliasPage != jit_conf::kAliasPage / 2; };
     const std::vector<shape> shapes = {{{2, 64, 35}, {4, 64, 70}, 48, 20, 10, true, 21, 7},
                                        {{1, 50, 64}, {2, 50, 128}, 32, 32, 32, false, 32, 32},
                                        {{1, 50, 50}, {2, 51, 100}, 40, 24, 4, true, 24, 4},
@@ -1231,6 +1233,15 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
         EXPECT_EQ(d_cols_conf(c, p, sh.out[2] - (sh.out[2] - 1) / sh.cols256 * sh.cols256).OW, sh.last256) << sh.c;
         EXPECT_FALSE(make_jit_conf(p, cpu_isa::avx512_core).nxc_separable) << sh.c << ": 512 bits, the direct kernel";
     }
+    for (data_type t : {data_type::bf16, data_type::f16}) {  // 16-bit rows half a page off keep W-planes
+        nt_threshold nt(1);
+        const auto at = [&](int64_t c, int64_t ow) {
+            return make_jit_conf(make_problem(problem_builder().src(layout(data_format::nxc, 1, c, {16, 48, ow / 2})).sizes({32, 96, ow}).mode(mode::linear).dt(t)),
+                                 cpu_isa::avx2);
+        };
+        EXPECT_TRUE(at(32, 96).plane_mode && at(32, 96).d_cols == 0) << "C = 32, 6 KiB rows";
+        EXPECT_TRUE(at(48, 96).nxc_separable && !at(48, 96).plane_mode && at(48, 96).d_cols > 0) << "C = 48, 9 KiB rows";
+    }
     {
         const kernel_isa bf16_512(cpu_isa::avx512_core_bf16), core_512(cpu_isa::avx512_core);
         for (const shape &sh : shapes)
@@ -1249,8 +1260,8 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
                 const jit_conf last = d_cols_conf(c, p, sh.out[2] - (sh.out[2] - 1) / sh.cols * sh.cols);
                 EXPECT_EQ(last.OW, sh.last == sh.cols ? sh.cols : sh.last) << sh.c;
                 EXPECT_EQ(last.row_out, last.OW * sh.c);
-                // 256 bits: W-planes, or the same blocks as f32's where every dst row starts a page
-                EXPECT_EQ(make_jit_conf(p, cpu_isa::avx2).d_cols, pages(sh) ? sh.cols256 : 0) << sh.c;
+                // 256 bits: the same blocks as f32's, or W-planes for rows half a page off
+                EXPECT_EQ(make_jit_conf(p, cpu_isa::avx2).d_cols, rows16(sh) ? sh.cols256 : 0) << sh.c;
             }
     }
     uint32_t seed = 3100;
@@ -1273,7 +1284,7 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
                     ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " run " << run;
                     primitive_desc pd(d);
                     const bool ymm = pd.vector_bits() == 256;
-                    if (run != 0 || (ymm ? t != data_type::f32 && !pages(sh) : t == data_type::f32)) continue;
+                    if (run != 0 || (ymm ? t != data_type::f32 && !rows16(sh) : t == data_type::f32)) continue;
                     const std::string code = primitive(pd).dump_asm();
                     saw_cols += code.find("; part blend_hd2_cols_nt") != std::string::npos;
                     ++want_cols;

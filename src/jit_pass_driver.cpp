@@ -623,8 +623,10 @@ private:
                 // The slice's next W step is of row ih + 1, a row or two oh on. A block reads
                 // only 1-2 KiB of each src row, and rows 8 KiB or more apart (vol_2x) the
                 // hardware prefetchers miss: prefetch that row's block now. bench_ab on the
-                // Zen 3 dev VM, both shim orders: vol_2x NXC f32 0.92-0.93x the time, f16
-                // 0.96-0.97x, bf16 0.98-1.0x.
+                // Zen 3 dev VM, both shim orders, three sessions of it an hour apart: vol_2x
+                // NXC f32 0.85-0.98x the time, f16 0.89-0.99x, bf16 0.97-1.03x (no change);
+                // 2 threads f32 0.94x; 16x48x48 -> 32x96x96 C = 48 f32 from a cold cache
+                // 0.92-0.93x.
                 if (ih + 1 < ih_n) {
                     const uint8_t *next = x.src + (k + 1) * conf_.src_row_bytes, *end = next + src_hi;
                     for (const uint8_t *l = next + src_lo - (reinterpret_cast<uintptr_t>(next + src_lo) & 63); l < end; l += 64)

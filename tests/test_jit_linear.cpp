@@ -1,0 +1,456 @@
+// Bitwise against the reference (test_jit.cpp): both gather spellings, linear tap pairs, the
+// 2x groups and periodic runs, the random sweeps, fused volumes and the NCX 2x H pairs.
+#include "jit_test_util.hpp"
+
+using namespace xinterp;
+using namespace xinterp::jt;
+
+// The gather path has two spellings (vgatherdps; index loads + vinsertps, chosen on AMD): both
+// read the same elements, so both must give the reference's bits on every host.
+TEST(jit_bitwise, both_gather_spellings) {
+    REQUIRE_AVX2();
+    std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases;
+    for (int64_t i : {1, W - 1, 3 * W + 5, 61})
+        for (int64_t o : {1, W + 1, 2 * W + 3}) cases.push_back({{i}, {o}});  // downsampling and IW < simd_w
+    cases.push_back({{21, 35}, {3, 5}});     // fused H step
+    cases.push_back({{5, 35}, {9, 5}});      // plane mode, W gathered
+    cases.push_back({{3, 5, 35}, {4, 9, 5}});
+    for (int spelling : {0, 1}) {
+        set_gather_spelling_for_testing(spelling);
+        clear_cache();
+        sweep(cases, {1, 3});
+    }
+    set_gather_spelling_for_testing(-1);
+    clear_cache();
+}
+
+// Tap pairs: where i1 = i0 + 1 in every lane, one load brings both taps (the insert spelling:
+// one load from i0 per lane; the window path: one window for both). The pairs stop at the
+// first vector that holds a clamped output (align_corners' last one, half_pixel upsampling's
+// last few), whose lanes load each tap apart; the tail pairs too when all its real lanes
+// qualify. The last src row sits against a guard page: a pair that read past the row would
+// fault.
+TEST(jit_bitwise, linear_tap_pairs) {
+    REQUIRE_AVX2();
+    struct spelling_reset {  // also when an assertion ends the test early
+        ~spelling_reset() {
+            set_gather_spelling_for_testing(-1);
+            clear_cache();
+        }
+    } reset;
+    auto conf = [](std::vector<int64_t> src, std::vector<int64_t> out, coordinate_transformation_mode ct, data_format f) {
+        const auto d = problem_builder().src(src).sizes(out).fmt(f).mode(mode::linear).ctm(ct);
+        return make_jit_conf(make_problem(d), cpu_isa::avx2);
+    };
+    const auto hp = coordinate_transformation_mode::half_pixel, ac = coordinate_transformation_mode::align_corners;
+    set_gather_spelling_for_testing(1);
+    const jit_conf img = conf({1, 3, 1080, 1920}, {224, 224}, hp, data_format::ncx);
+    EXPECT_EQ(img.ow_full, 28);
+    EXPECT_EQ(img.pair_vecs, 28);
+    EXPECT_EQ(conf({1, 3, 1080, 1920}, {224, 224}, ac, data_format::ncx).pair_vecs, 27);  // o = 223 is column 1919
+    EXPECT_EQ(conf({1, 1, 3}, {17}, hp, data_format::ncx).pair_vecs, 1);  // o >= 14 clamp to column 2
+    EXPECT_FALSE(conf({1, 1, 3}, {17}, hp, data_format::ncx).pair_tail);
+    const jit_conf r525 = conf({1, 16, 525, 525}, {5, 5}, hp, data_format::ncx);  // all tail
+    EXPECT_EQ(r525.pair_vecs, 0);
+    EXPECT_TRUE(r525.pair_tail);
+    EXPECT_EQ(conf({1, 3, 1080, 1920}, {224, 224}, hp, data_format::nxc).pair_vecs, 0);  // flat rows: taps C apart
+    // Window pairs (any spelling): both taps in one window of tap 0's base.
+    const jit_conf up = conf({1, 3, 224, 224}, {512, 512}, hp, data_format::ncx);
+    EXPECT_TRUE(up.window);
+    EXPECT_EQ(up.ow_full, 64);
+    EXPECT_EQ(up.pair_vecs, 63);  // o = 511 is column 223
+    const jit_conf up3 = conf({1, 224, 224, 3}, {512, 512}, hp, data_format::nxc);  // flat_c 3
+    EXPECT_TRUE(up3.window);
+    EXPECT_GT(up3.pair_vecs, 0);  // a prefix: it ends at the first vector whose taps span 9+ elements
+    EXPECT_LT(up3.pair_vecs, up3.ow_full);
+    EXPECT_EQ(conf({1, 3, 40, 40}, {80, 80}, ac, data_format::ncx).pair_vecs, 9);
+    const jit_conf down4 = conf({1, 3, 64, 64}, {16, 16}, hp, data_format::ncx);  // taps 4 apart: no window
+    EXPECT_FALSE(down4.window);
+    EXPECT_EQ(down4.pair_vecs, 2);  // gather pairs
+    set_gather_spelling_for_testing(0);
+    EXPECT_EQ(conf({1, 3, 1080, 1920}, {224, 224}, hp, data_format::ncx).pair_vecs, 0);
+    EXPECT_EQ(conf({1, 3, 64, 64}, {16, 16}, hp, data_format::ncx).pair_vecs, 0);
+    EXPECT_EQ(conf({1, 3, 224, 224}, {512, 512}, hp, data_format::ncx).pair_vecs, 63);  // window pairs either way
+    set_gather_spelling_for_testing(1);
+    clear_cache();
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+        {{61}, {16}}, {{61}, {19}}, {{3}, {17}}, {{2}, {9}},  // edges inside and after the pairs
+        {{525, 525}, {5, 5}}, {{61}, {5}},                    // pairs in the tail
+        {{40, 61}, {7, 16}},                                  // fused H step
+        {{5, 61}, {9, 24}},                                   // plane mode
+        {{3, 5, 61}, {4, 9, 16}},
+        {{24}, {61}}, {{9, 40}, {17, 80}}};                   // window pairs
+    uint32_t seed = 300;
+    for (const auto &cs : cases)
+        for (auto ct : kCtms)
+            for (auto t : kTypes) {
+                const auto d = problem_builder().src(layout(data_format::ncx, 1, 2, cs.first)).sizes(cs.second).fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
+                const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
+                EXPECT_TRUE(c.gather_by_insert || c.window) << describe(d);
+                ++seed;
+                ASSERT_EQ(check_case(d, seed, true, seed % 3 == 0), 0) << describe(d) << " pair_vecs=" << c.pair_vecs;
+            }
+}
+
+namespace {
+// The conf of a linear problem at a tier, for the conf asserts below.
+jit_conf linear_conf(std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa = cpu_isa::avx2,
+                     coordinate_transformation_mode ct = coordinate_transformation_mode::half_pixel,
+                     data_format f = data_format::ncx) {
+    const auto d = problem_builder().src(src).sizes(out).fmt(f).mode(mode::linear).ctm(ct);
+    return make_jit_conf(make_problem(d), isa);
+}
+// The tier whose kernels a sweep runs on this host.
+jit_conf host_conf(const op_desc &d) {
+    return make_jit_conf(make_problem(d), best_host_isa() >= cpu_isa::avx512_core ? cpu_isa::avx512_core : cpu_isa::avx2);
+}
+}  // namespace
+
+// Linear W upsampling by exactly 2x (half_pixel, NCX): groups of two vectors from fixed
+// weights and three unaligned loads, no table (jit_conf::up2_*). The run starts after vector 0
+// (output 0 is clamped) and stops short of the clamped right edge; the W pass's other vectors,
+// pairs or not, come before and after it. Swept around simd_w for both tiers' widths, 1-D (the
+// W pass writes dst, in dtype, NT or not), 2-D and 3-D (W-planes and W rows), with specials.
+TEST(jit_bitwise, linear_up2_groups) {
+    REQUIRE_AVX2();
+    const auto hp = coordinate_transformation_mode::half_pixel;
+    const jit_conf fpn = linear_conf({1, 256, 32, 32}, {64, 64}, cpu_isa::avx2);
+    EXPECT_EQ(fpn.up2_first, 1);   // vector 0 holds output 0, whose taps are clamped
+    EXPECT_EQ(fpn.up2_groups, 3);  // vectors 1-6; 7 holds output 63 (clamped)
+    const jit_conf fpn512 = linear_conf({1, 256, 32, 32}, {64, 64}, cpu_isa::avx512_core);
+    EXPECT_EQ(fpn512.up2_first, 1);
+    EXPECT_EQ(fpn512.up2_groups, 1);  // vectors 1-2 of 4
+    EXPECT_EQ(linear_conf({1, 3, 40, 40}, {80, 80}, cpu_isa::avx2).up2_groups, 4);  // vectors 1-8 of 10
+    EXPECT_EQ(linear_conf({1, 3, 40, 40}, {80, 80}, cpu_isa::avx2, coordinate_transformation_mode::align_corners).up2_groups, 0);
+    EXPECT_EQ(linear_conf({1, 3, 40, 40}, {80, 81}, cpu_isa::avx2).up2_groups, 0);        // not exactly 2x
+    EXPECT_EQ(linear_conf({1, 40, 40, 3}, {80, 80}, cpu_isa::avx2, coordinate_transformation_mode::half_pixel, data_format::nxc).up2_groups, 0);  // flat_c 3
+    EXPECT_EQ(linear_conf({1, 3, 12}, {24}, cpu_isa::avx2).up2_groups, 0);  // vectors 1 and 2 of 3: 2 is the edge
+    EXPECT_EQ(linear_conf({1, 3, 13}, {26}, cpu_isa::avx2).up2_groups, 1);
+    EXPECT_TRUE(linear_conf({1, 3, 1080, 40}, {224, 80}, cpu_isa::avx2).fuse_h);  // fused: up2 not generated
+    int64_t seen = 0;
+    uint32_t seed = 700;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (auto t : kTypes)
+            for (const auto &sp : std::vector<std::vector<int64_t>>{
+                     {12}, {13}, {15}, {16}, {17}, {24}, {25}, {31}, {32}, {33}, {40}, {47},
+                     {5, 16}, {7, 17}, {9, 33}, {3, 40}, {3, 5, 24}, {2, 3, 17}}) {
+                std::vector<int64_t> out(sp);
+                for (auto &x : out) x *= 2;
+                const auto d = problem_builder().src(layout(data_format::ncx, 1, 3, sp)).sizes(out).fmt(data_format::ncx).mode(mode::linear).ctm(hp).dt(t);
+                seen += host_conf(d).up2_groups > 0;
+                ++seed;
+                ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+            }
+    });
+    EXPECT_GT(seen, 0);
+}
+
+// Periodic W runs (jit_conf::per_*): records that repeat every per_p vectors up to a base step
+// keep their permutes and weights in registers (per_p <= 2), or go phase by phase in blocks of
+// kPerBlockBytes of output (per_p > 2; with NT stores, reread from the run's first records).
+// Swept over integer and rational ratios, pairs (one window) and not (8 outputs from 7 src:
+// both taps need 9 elements), NCX and NXC flat rows, 1-D (the W pass writes dst: every dtype,
+// NT), 2-D and 3-D, runs of several blocks and a partial one, with specials and guard pages.
+TEST(jit_bitwise, linear_periodic_run) {
+    REQUIRE_AVX2();
+    const jit_conf up = linear_conf({1, 3, 224, 224}, {512, 512});
+    EXPECT_EQ(up.per_p, 2);  // 16 outputs from 7 src: two vectors
+    EXPECT_EQ(up.per_step, 7);
+    EXPECT_EQ(up.per_first, 1);
+    EXPECT_EQ(up.per_periods, 30);
+    EXPECT_TRUE(up.per_pairs);
+    // Lane windows (per_inlane): outputs 0-3 take src 0-2 of the period, 4-7 src 1-3, then
+    // 8-11 src 3-5 and 12-15 src 4-6 (half_pixel, 7/16 src per output, clamped at neither end).
+    EXPECT_TRUE(up.per_inlane);
+    EXPECT_FALSE(up.per_lane_split);
+    EXPECT_EQ(up.per_lane_off[0][0][1] - up.per_lane_off[0][0][0], 1);
+    EXPECT_EQ(up.per_lane_off[1][0][0] - up.per_lane_off[0][0][0], 3);
+    for (int ph = 0; ph < 2; ++ph)
+        for (int l = 0; l < 8; ++l) {
+            EXPECT_LE(up.per_lane_idx[ph][1][l], 3);
+            EXPECT_EQ(up.per_lane_idx[ph][1][l], up.per_lane_idx[ph][0][l] + 1);
+        }
+    const jit_conf up512 = linear_conf({1, 3, 224, 224}, {512, 512}, cpu_isa::avx512_core);
+    EXPECT_EQ(up512.per_p, 1);  // one zmm
+    EXPECT_EQ(up512.per_step, 7);
+    EXPECT_FALSE(up512.per_inlane);
+    const jit_conf seg = linear_conf({1, 21, 64, 64}, {512, 512});
+    EXPECT_EQ(seg.per_p, 1);
+    EXPECT_EQ(seg.per_step, 1);
+    EXPECT_TRUE(seg.per_inlane);
+    // 16-bit windows select with vpshufb on AVX2 (the tables then hold byte controls).
+    auto dt_conf = [](data_type dt, cpu_isa isa) {
+        return make_jit_conf(make_problem(problem_builder().src({1, 3, 224, 224}).sizes({512, 512}).fmt(data_format::ncx)
+                                              .mode(mode::linear).dt(dt)),
+                             isa);
+    };
+    EXPECT_TRUE(dt_conf(data_type::bf16, cpu_isa::avx2).shuf_windows);
+    EXPECT_TRUE(dt_conf(data_type::f16, cpu_isa::avx2).shuf_windows);
+    EXPECT_FALSE(dt_conf(data_type::f32, cpu_isa::avx2).shuf_windows);
+    EXPECT_FALSE(dt_conf(data_type::bf16, cpu_isa::avx512_core).shuf_windows);
+    const jit_conf r87 = linear_conf({1, 3, 70}, {80});  // not pairs
+    EXPECT_EQ(r87.per_p, 1);
+    EXPECT_EQ(r87.per_step, 7);
+    EXPECT_FALSE(r87.per_pairs);
+    EXPECT_TRUE(r87.per_lane_split);  // 8 outputs from 7 src: four from at most four per tap
+    EXPECT_FALSE(linear_conf({1, 3, 70}, {40}).per_inlane);  // downsampling: lanes 7 src apart
+    EXPECT_EQ(linear_conf({1, 3, 17}, {65}, cpu_isa::avx2, coordinate_transformation_mode::align_corners).per_step, 2);  // o / 4
+    auto nxc = [](std::vector<int64_t> src, std::vector<int64_t> out, cpu_isa isa) {
+        return linear_conf(src, out, isa, coordinate_transformation_mode::half_pixel, data_format::nxc);
+    };
+    const jit_conf up3 = nxc({1, 224, 224, 3}, {512, 512}, cpu_isa::avx2);  // flat rows, C = 3
+    EXPECT_EQ(up3.per_p, 6);  // 48 elements: phase by phase
+    EXPECT_EQ(up3.per_step, 21);
+    EXPECT_GE(up3.per_periods * up3.per_p, 180);
+    // Each tap's lanes within four elements, but not both taps' (tap 1 is 3 elements on):
+    // two lane windows per tap, at the same in-lane selects for both taps (i1 = i0 + 1 there).
+    EXPECT_FALSE(up3.per_pairs);
+    EXPECT_TRUE(up3.per_inlane && up3.per_lane_split);
+    // Window offsets count from the run's first tap-0 element; each lane's window + select is
+    // its output element's tap: element e = 3 * ow + ch takes src 3 * i(ow) + ch.
+    auto tap_elem = [](int64_t e, int t) {
+        const linear_tap x = linear_coord(e / 3, 224, 512, coordinate_transformation_mode::half_pixel);
+        return (t == 0 ? x.i0 : x.i1) * 3 + e % 3;
+    };
+    int64_t base = INT64_MAX;
+    for (int l = 0; l < 8; ++l) base = std::min(base, tap_elem(up3.per_first * 8 + l, 0));
+    for (int ph = 0; ph < up3.per_p; ++ph)
+        for (int t = 0; t < 2; ++t)
+            for (int l = 0; l < 8; ++l) {
+                EXPECT_LE(up3.per_lane_idx[ph][t][l], 3) << ph;
+                EXPECT_EQ(base + up3.per_lane_off[ph][t][l / 4] + up3.per_lane_idx[ph][t][l],
+                          tap_elem((up3.per_first + ph) * 8 + l, t))
+                    << ph << " " << t << " " << l;
+            }
+    EXPECT_EQ(nxc({1, 224, 224, 3}, {512, 512}, cpu_isa::avx512_core).per_p, 3);
+    EXPECT_EQ(nxc({1, 224, 224, 5}, {512, 512}, cpu_isa::avx2).per_p, 0);  // 80 elements: 10 vectors, over kPerMax
+    // 21 -> 48, C = 3: the run's vectors 1-12 go past the pairs (vectors 0-4), so each reads its
+    // own tap-1 window; one window for both (per_pairs) would read past it. A run needs two
+    // periods: a single one repeats nothing.
+    const jit_conf past = nxc({1, 2, 21, 3}, {4, 48}, cpu_isa::avx2);
+    EXPECT_EQ(past.pair_vecs, 5);
+    EXPECT_EQ(past.per_p, 6);
+    EXPECT_EQ(past.per_periods, 2);
+    EXPECT_FALSE(past.per_pairs);
+    // 1400 -> 3200, C = 3: a run of 6-vector periods over several whole blocks and a partial
+    // one, for f32 scratch rows (192 bytes per period) and 16-bit dst (1-D: 96).
+    const jit_conf blocks = nxc({1, 2, 1400, 3}, {3, 3200}, cpu_isa::avx2);
+    EXPECT_EQ(blocks.per_p, 6);
+    EXPECT_GE(blocks.per_periods * 96, 2 * jit_conf::kPerBlockBytes);
+    EXPECT_NE(blocks.per_periods % (jit_conf::kPerBlockBytes / 192), 0);
+    EXPECT_NE(blocks.per_periods % (jit_conf::kPerBlockBytes / 96), 0);
+    EXPECT_EQ(linear_conf({1, 3, 32, 32}, {64, 64}).per_periods, 0);  // 2x: up2 groups instead
+    EXPECT_EQ(linear_conf({1, 3, 33, 33}, {65, 65}).per_periods, 0);  // no repeat
+    uint32_t seed = 1100;
+    int64_t seen = 0;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (auto t : kTypes)
+            for (auto ct : kCtms)
+                for (const auto &cs : std::vector<std::tuple<std::vector<int64_t>, std::vector<int64_t>, int64_t>>{
+                         {{70}, {80}, 1}, {{28}, {32}, 1}, {{7}, {56}, 1}, {{13}, {52}, 1}, {{9}, {33}, 1}, {{24}, {120}, 1},
+                         {{41}, {96}, 1}, {{56}, {128}, 1}, {{24}, {192}, 1}, {{98}, {112}, 1},  // runs of 4+ zmm vectors too
+                         {{5, 14}, {11, 16}, 1}, {{6, 28}, {9, 64}, 1}, {{3, 4, 21}, {5, 7, 48}, 1},
+                         // NXC flat rows (C < simd_w): periods of 3-6 vectors read from memory
+                         {{56}, {128}, 3}, {{24}, {192}, 3}, {{4, 56}, {7, 128}, 2}, {{35}, {80}, 3},
+                         {{2, 21}, {4, 48}, 3},  // a run that starts on pairs and goes past them
+                         {{1400}, {3200}, 3}, {{2, 1400}, {3, 3200}, 3}}) {  // runs of several blocks
+                    const int64_t fc = std::get<2>(cs);  // 1: NCX, C = 3; else NXC with C = fc
+                    const data_format f = fc == 1 ? data_format::ncx : data_format::nxc;
+                    const auto d = problem_builder().src(layout(f, 1, fc == 1 ? 3 : fc, std::get<0>(cs))).sizes(std::get<1>(cs)).fmt(f).mode(mode::linear).ctm(ct).dt(t);
+                    seen += host_conf(d).per_periods > 0;
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                }
+    });
+    EXPECT_GT(seen, 0);
+}
+
+// Random shapes against the reference, weighted towards the ratios the special paths take
+// (2x: up2 and h2; 16/7 and 8/3: periodic runs; 4x), with random sizes besides: every mode,
+// layout (NXC C < 8: flat rows), transform, dtype, rank 1-3 and 1-3 threads, guard pages and
+// special values. Fixed seeds; it found a periodic run that assumed pairs past pair_vecs.
+TEST(jit_bitwise, random_ratio_sweep) {
+    REQUIRE_AVX2();
+    std::mt19937 rng(4242);
+    const int saved = omp_get_max_threads();
+    for (int it = 0; it < 1000 && !HasFatalFailure(); ++it) {
+        const bool ncx = rng() % 3 != 0;
+        const int k = 1 + static_cast<int>(rng() % 3);
+        const int64_t cap = k == 3 ? 12 : 48;
+        std::vector<int64_t> in(k), out(k);
+        for (int i = 0; i < k; ++i) {
+            in[i] = 1 + static_cast<int64_t>(rng() % cap);
+            switch (rng() % 6) {
+                case 0: out[i] = 2 * in[i]; break;
+                case 1: out[i] = in[i] * 16 / 7 + static_cast<int64_t>(rng() % 2); break;
+                case 2: out[i] = 4 * in[i]; break;
+                case 3: out[i] = in[i] * 8 / 3; break;
+                default: out[i] = 1 + static_cast<int64_t>(rng() % (2 * cap + 16));
+            }
+            out[i] = std::max<int64_t>(out[i], 1);
+        }
+        const data_format f = ncx ? data_format::ncx : data_format::nxc;
+        const int64_t c = ncx ? 1 + rng() % 4 : 1 + rng() % 9;
+        const auto d = problem_builder()
+                           .src(layout(f, 1 + rng() % 2, c, in))
+                           .sizes(out)
+                           .fmt(f)
+                           .mode(kModes[rng() % 2])
+                           .ctm(kCtms[rng() % 2])
+                           .dt(kTypes[rng() % 3]);
+        omp_set_num_threads(1 + static_cast<int>(rng() % 3));
+        const uint32_t seed = 5000 + static_cast<uint32_t>(it);
+        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d);
+    }
+    omp_set_num_threads(saved);
+}
+
+// The same check over wide problems: C up to 300 (NXC: many vectors and a tail per pixel),
+// src rows up to 300 (1-D) and 70 (2-D), so plane mode, h2, the row and plane pairs and the
+// periodic runs meet multi-vector rows and 2- and 3-thread ranges; ratios 2x, 4x, 16/7, 1x, /2
+// and random, per axis or one for all, at most 2^20 dst elements. Fixed seeds.
+TEST(jit_bitwise, random_wide_sweep) {
+    REQUIRE_AVX2();
+    std::mt19937 rng(777);
+    const int saved = omp_get_max_threads();
+    // XINTERP_TEST_WIDE_CASES runs a prefix, as the emulator needs (tests/emu/lane.sh: about
+    // 0.6 s a case there, 3 ms here).
+    const char *env = std::getenv("XINTERP_TEST_WIDE_CASES");
+    const int cases = env ? std::max(1, std::atoi(env)) : 1000;
+    int done = 0, h2 = 0, planes = 0, row_pairs = 0;
+    for (int it = 0; done < cases && !HasFatalFailure(); ++it) {
+        const bool fpn_like = it % 8 == 0;  // 2-D linear NCX 2x half_pixel: h2's problems
+        const int k = fpn_like ? 2 : 1 + static_cast<int>(rng() % 3);
+        const int64_t cap = k == 3 ? 12 : k == 2 ? 70 : 300;
+        const int shared = rng() % 2 ? static_cast<int>(rng() % 6) : -1;  // one ratio for all axes
+        std::vector<int64_t> in(k), out(k);
+        int64_t elems = 1;
+        for (int i = 0; i < k; ++i) {
+            in[i] = 1 + static_cast<int64_t>(rng() % cap);
+            const int64_t ratio[] = {2 * in[i], 4 * in[i], in[i] * 16 / 7, in[i], in[i] / 2, 1 + static_cast<int64_t>(rng() % (2 * cap))};
+            const int kind = fpn_like ? 0 : shared >= 0 ? shared : static_cast<int>(rng() % 6);
+            out[i] = std::max<int64_t>(ratio[kind], 1);
+            elems *= out[i];
+        }
+        const data_format f = fpn_like ? data_format::ncx : kFmts[rng() % 2];
+        const int64_t n = 1 + rng() % 2, c = rng() % 4 ? 1 + rng() % 40 : 1 + rng() % 300;
+        if (n * c * elems > (int64_t(1) << 20)) continue;
+        const mode m = fpn_like ? mode::linear : kModes[rng() % 2];
+        const auto ctm = kCtms[!fpn_like && rng() % 4 == 0];
+        const auto d = problem_builder().src(layout(f, n, c, in)).sizes(out).fmt(f).mode(m).ctm(ctm).dt(kTypes[rng() % 3]);
+        omp_set_num_threads(1 + static_cast<int>(rng() % 3));
+        const uint32_t seed = 9000 + static_cast<uint32_t>(it);
+        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << omp_get_max_threads();
+        const jit_conf jc = host_conf(d);
+        h2 += jc.h2_pairs;
+        planes += jc.plane_mode;
+        row_pairs += jc.nearest_row_pairs || jc.h_pairs;
+        ++done;
+    }
+    omp_set_num_threads(saved);
+    if (cases < 1000) return;  // a prefix need not reach every path
+    EXPECT_GT(h2, 0);  // the sweep reaches the paths it is for (97, 532 and 111 on AVX2)
+    EXPECT_GT(planes, 0);
+    EXPECT_GT(row_pairs, 0);
+}
+
+// Fused 3-D volumes whose H-planes all fit (jit_conf::hvol): per range and plane, the slices
+// its rows use, then one blend call. D up, down (slices skipped), 1 -> n and n -> 1, identity;
+// 23 planes, so 2- and 3-thread ranges start and end inside planes and inside od runs; every
+// dtype and layout, specials, and the NT blend.
+TEST(jit_bitwise, fused_volumes_in_one_blend_call) {
+    REQUIRE_AVX2();
+    const int saved = omp_get_max_threads();
+    uint32_t seed = 300;
+    int seen = 0;
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+        {{7, 9, 11}, {13, 5, 17}}, {{20, 30, 30}, {5, 12, 40}}, {{1, 19, 9}, {4, 6, 9}},
+        {{6, 17, 8}, {1, 5, 8}}, {{5, 21, 13}, {5, 7, 29}}};
+    for (int threads : {1, 2, 3})
+        for (bool nt : {false, true}) {
+            nt_threshold th(nt ? 1 : size_t(1) << 40);
+            omp_set_num_threads(threads);
+            for (const auto &cs : cases)
+                for (auto f : kFmts)
+                    for (auto t : kTypes) {
+                        const int64_t c = f == data_format::ncx ? 23 : 3;  // NXC: small-C flat rows
+                        const auto d = problem_builder().src(layout(f, 1, c, cs.first)).sizes(cs.second).fmt(f).mode(mode::linear).dt(t);
+                        seen += host_conf(d).hvol;
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt;
+                    }
+        }
+    omp_set_num_threads(saved);
+    EXPECT_GT(seen, 90) << seen;  // most take the hvol path (162 of the 180 on AVX2)
+}
+
+// 2-D linear NCX, 2x both ways (jit_conf::h2_pairs): row pairs from the h2 part, column block
+// by column block with W steps in registers; rows 0, OH - 1 and pairs a thread range cuts from
+// the fused W+H pass. Swept over IH (1 pair up), IW around the tiers' widths (record vectors
+// before, after and in the tail), N and C planes, 1 to 3 threads (ranges that start and end
+// mid-plane, on odd and even rows), planes in bands of h2_band pairs (rows 0 and OH - 1 in the
+// first and last band only), all dtypes, with specials. 512-bit 16-bit line blocks: rows of
+// even and odd vector counts, tails in a block's second vector and alone.
+TEST(jit_bitwise, linear_h2_pairs) {
+    REQUIRE_AVX2();
+    {
+        nt_threshold nt(size_t(1) << 40);  // fpn's 4 MiB dst may reach the host's NT threshold
+        EXPECT_TRUE(linear_conf({1, 256, 32, 32}, {64, 64}).h2_pairs);
+        EXPECT_TRUE(linear_conf({1, 128, 40, 40}, {80, 80}).h2_pairs);
+        EXPECT_TRUE(linear_conf({1, 256, 32, 32}, {64, 64}, cpu_isa::avx512_core).h2_pairs);
+    }
+    EXPECT_FALSE(linear_conf({1, 3, 40, 40}, {80, 80}, cpu_isa::avx2, coordinate_transformation_mode::align_corners).h2_pairs);
+    EXPECT_FALSE(linear_conf({1, 3, 40, 40}, {81, 80}).h2_pairs);       // H not 2x
+    EXPECT_FALSE(linear_conf({1, 3, 40, 40}, {120, 80}).h2_pairs);      // H 3x
+    EXPECT_FALSE(linear_conf({1, 3, 40, 6}, {80, 12}).h2_pairs);        // no up2 group (OW 12: one full vector)
+    EXPECT_FALSE(linear_conf({1, 3, 200, 200}, {400, 400}).h2_pairs);   // a 625 KiB dst plane
+    EXPECT_FALSE(linear_conf({1, 3, 4, 40, 40}, {8, 80, 80}).h2_pairs);  // 3-D
+    {
+        nt_threshold nt(1);  // NT-eligible dst (OW 80 keeps rows store-aligned): no h2
+        EXPECT_FALSE(linear_conf({1, 128, 40, 40}, {80, 80}).h2_pairs);
+    }
+    {
+        // Bands of kH2BandBytes of output rows, kH2BandMin pairs at least: f32 rows of 1 KiB
+        // take 6 pairs per call, of 4 KiB 4; fpn's rows (256 bytes) 24 of its 31.
+        nt_threshold nt(size_t(1) << 40);
+        EXPECT_EQ(linear_conf({1, 16, 128, 128}, {256, 256}).h2_band, 6);
+        EXPECT_EQ(linear_conf({1, 4, 32, 512}, {64, 1024}).h2_band, 4);
+        EXPECT_EQ(linear_conf({1, 256, 32, 32}, {64, 64}).h2_band, 24);
+    }
+    const int saved = omp_get_max_threads();
+    uint32_t seed = 900;
+    int64_t seen = 0, banded = 0;
+    for (int threads : {1, 2, 3}) {
+        omp_set_num_threads(threads);
+        for (auto t : kTypes)
+            for (const auto &cs : std::vector<std::pair<int64_t, std::vector<int64_t>>>{
+                     {1, {2, 16}}, {3, {3, 13}}, {2, {5, 17}}, {3, {7, 24}}, {1, {16, 25}}, {2, {9, 33}}, {3, {4, 40}}, {1, {17, 47}},
+                     // over 64 KiB, so threads split: at 2 and 3 threads these ranges start or end
+                     // on even rows inside a plane, whose rows then run alone
+                     {1, {35, 256}}, {2, {21, 200}}}) {
+                const std::vector<int64_t> out{2 * cs.second[0], 2 * cs.second[1]};
+                const auto d = problem_builder().src(layout(data_format::ncx, 1 + (seed % 2), cs.first, cs.second)).sizes(out).fmt(data_format::ncx).mode(mode::linear).dt(t);
+                const jit_conf hc = host_conf(d);
+                seen += hc.h2_pairs;
+                banded += hc.h2_pairs && hc.h2_band < cs.second[0] - 1;  // a plane's pairs in more than one call
+                ++seed;
+                ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads;
+            }
+        if (HasFatalFailure()) break;
+    }
+    omp_set_num_threads(saved);
+    EXPECT_GT(seen, 0);
+    EXPECT_GT(banded, 0);
+    // 512-bit 16-bit (f16, native bf16): line blocks, each row's two vectors rounded as 32
+    // words and stored at once (jit_ncx_wpass::h2_lines); the sweep above checked their bits.
+    if (W != 16 || get_effective_cpu_isa() < cpu_isa::avx512_core_bf16) return;
+    for (const auto &cs : std::vector<std::pair<int64_t, int64_t>>{{40, 80}, {47, 94}, {50, 100}}) {
+        for (auto t : {data_type::bf16, data_type::f16}) {
+            const auto d = problem_builder().src({1, 2, cs.first, cs.first}).sizes({cs.second, cs.second}).fmt(data_format::ncx).mode(mode::linear).dt(t);
+            const std::string code = primitive(primitive_desc(d)).dump_asm();
+            const size_t at = code.find(".h2:");
+            ASSERT_NE(at, std::string::npos) << describe(d);
+            EXPECT_NE(code.find(t == data_type::bf16 ? "vcvtne2ps2bf16" : "vinserti64x4", at), std::string::npos) << describe(d);
+        }
+    }
+}

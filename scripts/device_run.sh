@@ -7,9 +7,10 @@
 #       build/tests/xinterp_soak build/bench/bench_peers build/bench/bench_floors \
 #       build/bench/bench_dtypes build/bench/bench_isas build/bench/bench_sweep build/xinterp
 # then the device tool's run: command "bash scripts/device_run.sh", carry [".device"], about
-# 4 minutes on a 16-core host. Everything lands in at most 8 files under $OUT (the tool brings
+# 5 minutes on a 16-core host. Everything lands in at most 8 files under $OUT (the tool brings
 # back a handful): run.log (CPU, xinterp info, test and soak results, timings), tests.txt
-# (the gtest tails), peers.txt, floors.txt, dtypes.txt, isas.txt, sweep.txt, scaling.txt.
+# (the gtest tails), peers.txt, floors.txt, dtypes.txt, isas.txt, sweep.txt, scaling.txt
+# (the thread scaling, then the NT threshold's runs: NT for every dst, then plain).
 # DEVICE_RUN_QUICK=1: a few seconds of each step, for a dry run here.
 set -u
 cd "$(dirname "$0")/.."
@@ -100,4 +101,22 @@ bench sweep.txt 90 bench_sweep --shapes "$([ "$quick" = 1 ] && echo 5 || echo 15
   done
 } > "$O/scaling.txt" 2>&1
 log "scaling.txt: exit $? at $(($(date +%s) - t0)) s"
+# The NT threshold (README, Large outputs) is set from the LLC that cpuinfo shows, which on a
+# many-core VM is a guess: seg_8x (22 MiB), fpn_2x (4 MiB) and the large cases again with NT
+# stores for every dst and with plain stores for every dst, beside the default runs above,
+# on one pinned core (bench_peers: each dst cold between its runs) and on every core
+# (bench_floors: warm). Appended to scaling.txt.
+{
+  for nt in 4096 1099511627776; do
+    for c in seg_8x fpn_2x; do
+      echo "== XINTERP_NT_MIN_BYTES=$nt bench_peers --filter $c, 1 thread"
+      XINTERP_NT_MIN_BYTES=$nt OMP_NUM_THREADS=1 timeout 60 taskset -c "$pin" "${ld[@]}" "$d/bin/bench_peers" \
+        --threads 1 --reps "$reps" --dtype f32 --filter "$([ "$quick" = 1 ] && echo c17 || echo $c)"
+    done
+    echo "== XINTERP_NT_MIN_BYTES=$nt bench_floors --large --scale $cores"
+    XINTERP_NT_MIN_BYTES=$nt timeout 90 "${ld[@]}" "$d/bin/bench_floors" --large --scale "$cores" \
+      --reps "$([ "$quick" = 1 ] && echo 1 || echo 9)" ${filter[@]+"${filter[@]}"}
+  done
+} >> "$O/scaling.txt" 2>&1
+log "NT threshold runs (scaling.txt): exit $? at $(($(date +%s) - t0)) s"
 log "== done at $(($(date +%s) - t0)) s"

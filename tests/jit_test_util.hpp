@@ -142,7 +142,7 @@ inline std::string describe(const op_desc &d) {
 
 // Sweeps every mode x transform x layout x dtype over the given spatial cases and channels.
 inline void sweep(const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> &cases,
-           const std::vector<int64_t> &channels, int64_t n = 1) {
+                  const std::vector<int64_t> &channels, int64_t n = 1) {
     uint32_t seed = 1;
     for (const auto &cs : cases)
         for (int64_t c : channels)

@@ -636,7 +636,8 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         // orders, 16x64x64 -> 32x128x128 C = 40 1.10-1.21x, 8x96x96 -> 16x192x192 C = 16
         // 0.94-1.40x, 16x48x48 -> 32x96x96 C = 32 0.93-1.22x. Other offsets take rows:
         // 16x48x48 -> 32x96x96 C = 48 (9 KiB rows) 0.80-0.88x, C = 40 0.68-0.85x, C = 56
-        // 0.78-0.90x, 8x48x48 -> 16x96x96 C = 72 0.69-0.92x. Page rows, against planes:
+        // 0.78-0.90x, 8x48x48 -> 16x96x96 C = 72 0.69-0.92x; on 2 threads (plain stores,
+        // whole rows) C = 48 0.98-1.09x, C = 72 1.05-1.08x. Page rows, against planes:
         // vol_2x NXC bf16 0.65-0.79x, f16 0.63-0.66x (1 thread; 2 threads 0.72-0.86x);
         // 16x32x64 -> 32x64x128 C = 64 0.60-0.63x (2 threads 0.58-0.77x); 8x64x64 ->
         // 16x128x128 C = 48 (24 MiB) 0.70-0.88x, on 2 threads (plain stores, whole rows)

@@ -311,8 +311,13 @@ struct jit_conf {
     // L1d), 1 thread, against whole planes: 128x128 -> 256x256 C = 16 bf16 0.68x, f16 0.65x;
     // 64x256 -> 128x512 C = 8 f32 0.83x, bf16 0.68x, f16 0.71x; 64x64 -> 128x128 C = 32 16-bit
     // 0.82x; fpn_2x, yolo_2x, 224 -> 448 0.96-1.03x. Budgets of 6-16 KiB measured alike, 48 KiB
-    // and whole planes lost the gain.
-    static constexpr int64_t kH2BandBytes = int64_t(12) << 10, kH2BandMin = 4;
+    // and whole planes lost the gain. From a cold cache (dst and src in DRAM, the state of the
+    // peer loops) shorter column walks win: 6 KiB against 12, bench_ab both orders on the Zen 3
+    // VM, f32: fpn_2x 0.93-0.94x the time, yolo_2x 0.84-0.87x, 64x64 -> 128x128 C = 64
+    // 0.78-0.81x (2 threads 0.83-0.88x), 128x128 -> 256x256 C = 32 0.84-0.88x, 100x100 ->
+    // 200x200 C = 16 0.83-0.86x; warm (dst in L3) 0.96-1.04x. 16-bit about even (cold
+    // 0.89-1.05x, warm 0.97-1.04x). 4 KiB lost warm (f32 1.00-1.06x, 16-bit 1.04-1.10x).
+    static constexpr int64_t kH2BandBytes = int64_t(6) << 10, kH2BandMin = 4;
     int64_t h2_band = 0;
     // Linear H steps whose src rows neighbouring output rows hardly share (H downsampling by
     // about 2x or more) skip the W-row cache: one fused call W-interpolates both src rows and

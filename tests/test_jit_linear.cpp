@@ -410,12 +410,16 @@ TEST(jit_bitwise, linear_h2_pairs) {
         EXPECT_FALSE(linear_conf({1, 128, 40, 40}, {80, 80}).h2_pairs);
     }
     {
-        // Bands of kH2BandBytes of output rows, kH2BandMin pairs at least: f32 rows of 1 KiB
-        // take 6 pairs per call, of 4 KiB 4; fpn's rows (256 bytes) 24 of its 31.
+        // Bands of kH2BandBytes (6 KiB) of output rows, kH2BandMin pairs at least: f32 rows of
+        // 512 bytes take 6 pairs per call, of 1 KiB and 4 KiB 4; fpn's rows (256 bytes) 12 of
+        // its 31, its bf16 rows 24.
         nt_threshold nt(size_t(1) << 40);
-        EXPECT_EQ(linear_conf({1, 16, 128, 128}, {256, 256}).h2_band, 6);
+        EXPECT_EQ(linear_conf({1, 64, 64, 64}, {128, 128}).h2_band, 6);
+        EXPECT_EQ(linear_conf({1, 16, 128, 128}, {256, 256}).h2_band, 4);
         EXPECT_EQ(linear_conf({1, 4, 32, 512}, {64, 1024}).h2_band, 4);
-        EXPECT_EQ(linear_conf({1, 256, 32, 32}, {64, 64}).h2_band, 24);
+        EXPECT_EQ(linear_conf({1, 256, 32, 32}, {64, 64}).h2_band, 12);
+        const auto fpn16 = problem_builder().src({1, 256, 32, 32}).sizes({64, 64}).fmt(data_format::ncx).mode(mode::linear).dt(data_type::bf16);
+        EXPECT_EQ(make_jit_conf(make_problem(fpn16), cpu_isa::avx2).h2_band, 24);
     }
     const int saved = omp_get_max_threads();
     uint32_t seed = 900;

@@ -41,11 +41,12 @@ void jit_ncx_wpass<isa>::h2_w(bool group, int nv, const Vmm &x0, const Vmm &x1, 
 
 // Registers for the next src row's W step, free of everything h2_w and h2_row touch: AVX-512
 // has 20 and 21 spare; on AVX2 the bf16 groups' W (no interleave) spares vmm_idx and vmm_r,
-// the f32 and f16 groups' (whose stores use kT0 at most) kT2 and kT3, and a record vmm_r.
+// the f32 and f16 groups' (whose stores use kT0 at most) kT2 and kT3, and records vmm_r and
+// (a line block's second) vmm_idx_b, whose edge weights are loaded outside the pair loop.
 template <cpu_isa isa>
 typename jit_ncx_wpass<isa>::Vmm jit_ncx_wpass<isa>::h2_next(bool group, bool split, int v) const {
     if constexpr (kEvex) return Vmm(20 + v);
-    if (!group) return vmm_r;
+    if (!group) return v == 0 ? vmm_r : vmm_idx_b;
     if (split) return v == 0 ? vmm_idx : vmm_r;
     return Vmm(v == 0 ? kT2 : kT3);
 }
@@ -176,8 +177,10 @@ void jit_ncx_wpass<isa>::generate_h2() {
         mov(reg_hrow, reg_src);
         lea(reg_hout, ptr[reg_dst + v * simd_w * c.esize]);  // (int32: rows hold < 2^26 elements)
         const h2_rec one[1] = {{reg_ba, reg_bb, Vmm(5), Vmm(11), 0, pairs_of(v)}};
-        const h2_rec two[2] = {{reg_ba, reg_bb, Vmm(18), Vmm(19), 0, pairs_of(v)},
-                               {reg_gsrc, reg_gout, Vmm(22), Vmm(23), static_cast<int>(c.rec_bytes), pairs_of(v + 1)}};
+        // AVX2 (f32 line blocks): the temporaries but t1, which a partial f32 store takes.
+        const int t0 = kEvex ? 18 : kT0, t1 = kEvex ? 19 : kMask, t2 = kEvex ? 22 : kT2, t3 = kEvex ? 23 : kT3;
+        const h2_rec two[2] = {{reg_ba, reg_bb, Vmm(t0), Vmm(t1), 0, pairs_of(v)},
+                               {reg_gsrc, reg_gout, Vmm(t2), Vmm(t3), static_cast<int>(c.rec_bytes), pairs_of(v + 1)}};
         h2_column(false, nv, nv == 2 ? two : one, lanes_of(v + nv - 1));
     };
     // n up2 groups (two vectors each) from vector v0 on, as one loop of column blocks.
@@ -197,14 +200,14 @@ void jit_ncx_wpass<isa>::generate_h2() {
         }
     };
     auto plane = [&] {
-        if (!h2_lines()) {
+        if (!h2_line_blocks()) {
             for (int64_t v = 0; v < c.up2_first; ++v) record_column(v, 1);
             group_columns(c.up2_first, c.up2_groups);
             for (int64_t v = c.up2_first + 2 * c.up2_groups; v < nvec; ++v) record_column(v, 1);
             return;
         }
         // Line blocks: vectors (2m, 2m + 1) as a group where both lie in the up2 run, else
-        // as two records; the last vector of an odd count alone.
+        // as two records; the last vector of an odd count alone (h2_line_blocks).
         const int64_t run_end = c.up2_first + 2 * c.up2_groups;
         auto in_run = [&](int64_t v) { return v >= c.up2_first && v < run_end; };
         for (int64_t v = 0; v < nvec;) {

@@ -143,6 +143,16 @@ private:
     // 32-word vector and stored as one 64-byte store; an odd vector count leaves the last
     // vector a block of its own.
     bool h2_lines() const { return kEvex && conf_.words_round(); }
+    // Column blocks of whole lines: h2_lines, and AVX2 f32 rows of whole lines (two vectors a
+    // line), whose up2 groups from vector 1 would split every line between two blocks, each
+    // block's walk down the rows then reading every line for ownership twice. bench_ab on the
+    // Zen 3 VM against the odd groups, both orders: from a cold cache fpn_2x 0.97-0.98x the
+    // time, yolo_2x 0.92-0.95x, 64x64 -> 128x128 C = 64 0.96x, 128x128 -> 256x256 C = 32
+    // 0.95-0.97x; warm 0.94-1.01x. Rows that are not (100 -> 200, 47 -> 94) ran 1.01-1.04x
+    // warm and keep the odd groups.
+    bool h2_line_blocks() const {
+        return h2_lines() || (!kEvex && conf_.dt == data_type::f32 && conf_.dst_row_bytes % 64 == 0);
+    }
     // AVX2 bf16: up2 groups stay as (even, odd) outputs through the H steps, and the rounding
     // interleaves them as words, without the f32 interleave's four shuffles per W step.
     static constexpr bool h2_split(data_type dt) { return !kEvex && dt == data_type::bf16; }

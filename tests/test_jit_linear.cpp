@@ -389,8 +389,9 @@ TEST(jit_bitwise, fused_volumes_in_one_blend_call) {
 // the fused W+H pass. Swept over IH (1 pair up), IW around the tiers' widths (record vectors
 // before, after and in the tail), N and C planes, 1 to 3 threads (ranges that start and end
 // mid-plane, on odd and even rows), planes in bands of h2_band pairs (rows 0 and OH - 1 in the
-// first and last band only), all dtypes, with specials. 512-bit 16-bit line blocks: rows of
-// even and odd vector counts, tails in a block's second vector and alone.
+// first and last band only), all dtypes, with specials. Line blocks: AVX2 f32 rows of whole
+// lines (OW 32, 48, 80, 400, 512 here) and 512-bit 16-bit rows of even and odd vector counts,
+// tails in a block's second vector and alone.
 TEST(jit_bitwise, linear_h2_pairs) {
     REQUIRE_AVX2();
     {

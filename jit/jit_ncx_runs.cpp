@@ -1,0 +1,351 @@
+// The runs of jit_ncx_wpass (jit_ncx_kernels.hpp) that read no W table per vector: up2 groups
+// (W exactly 2x half_pixel: constant weights, three unaligned loads per two vectors), the
+// periodic run (records that repeat every per_p vectors, their permutes and weights hoisted),
+// and linear W-planes column by column (each record read once per column, not once per row).
+// row() and generate() (jit_ncx_kernels.cpp) call them.
+#include "jit_ncx_kernels.hpp"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace xinterp {
+
+using namespace Xbyak;
+
+#define PARG(field) ptr[reg_args + static_cast<int>(offsetof(jit_pass_args, field))]
+
+// Group g makes outputs 2k .. 2k + 2 * simd_w - 1, k = up2_first * simd_w / 2 + g * simd_w,
+// from src k - 1 .. k + simd_w: with a = x[k - 1 ..], b = x[k ..], c = x[k + 1 ..] (simd_w
+// lanes each), the even outputs are 0.25 * a; fma(0.75, b) and the odd ones 0.75 * b;
+// fma(0.25, c): tap 0 times w0, then tap 1's FMA, the reference's order and weights.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::up2_run() {
+    const jit_conf &c = conf_;
+    const int out_es = final_ ? c.esize : 4;
+    lea(reg_bb, ptr[reg_src + (c.up2_first * simd_w / 2 - 1) * c.esize]);
+    Label l_grp;
+    mov(reg_cnt, c.up2_groups);
+    L(l_grp); {
+        up2_group(reg_bb, vmm_a, vmm_r);
+        for (int i = 0; i < 2; ++i) {
+            const Vmm &v = i == 0 ? vmm_a : vmm_r;
+            store_result(ptr[reg_dst + i * simd_w * out_es], v, simd_w);
+        }
+        add(reg_bb, simd_w * c.esize);
+        add(reg_dst, 2 * simd_w * out_es);
+        dec(reg_cnt);
+        jnz(l_grp, T_NEAR);
+    }
+    mov(reg_tmp, 2 * c.up2_groups * c.rec_bytes);  // past the groups' (unread) records
+    add(reg_tab, reg_tmp);
+}
+
+// The periodic run (jit_conf::per_*). per_p <= 2: phase ph's permutes and weights, from the
+// run's first records, stay in registers (kPerRegs[ph]: tap 0 and tap 1 indices, w0, w1;
+// with conf.per_inlane, in-lane controls from the pool, which select from two 4-element lane
+// windows, two per tap with per_lane_split, with vpermilps instead of one 8-element window
+// with vpermps). Longer periods go phase by phase (per_run_phases), or with NT stores read
+// them from those records on every period (reg_tab stays on the run's first record until the
+// end). Either way reg_bb walks the windows, per_step src elements per period, and the lanes
+// compute exactly what the records say.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::per_run() {
+    const jit_conf &c = conf_;
+    if (c.per_p > 2 && !nt_) return per_run_phases();
+    const int V = simd_w * 4, esz = c.esize, out_es = final_ ? c.esize : 4;
+    const bool in_regs = c.per_p <= 2;
+    for (int ph = 0; in_regs && ph < c.per_p; ++ph) per_load_phase(ph, ph);
+    movsxd(reg_bb, dword[reg_tab]);
+    lea(reg_bb, ptr[reg_src + reg_bb * esz]);
+    Label l_per;
+    mov(reg_cnt, c.per_periods);
+    L(l_per); {
+        for (int ph = 0; ph < c.per_p; ++ph) {
+            const int rec = ph * c.rec_bytes;
+            if (in_regs) {
+                per_phase_vector(ph, ph);
+            } else {  // the record's permutes and weights from memory, one window (two off the pairs)
+                load_window(vmm_a, ptr[reg_bb + c.per_rel[ph][0] * esz]);
+                if (!c.per_pairs) load_window(vmm_idx, ptr[reg_bb + c.per_rel[ph][1] * esz]);
+                if (c.per_pairs) vpaddd(vmm_idx_b, vmm_flat_c, ptr[reg_tab + rec + V]);
+                else vmovups(vmm_idx_b, ptr[reg_tab + rec + 2 * V]);
+                select(vmm_b, vmm_idx_b, c.per_pairs ? vmm_a : vmm_idx);
+                vmovups(vmm_idx_b, ptr[reg_tab + rec + V]);
+                select(vmm_a, vmm_idx_b, vmm_a);
+                vmulps(vmm_idx, vmm_a, ptr[reg_tab + rec + 3 * V]);
+                vfmadd231ps(vmm_idx, vmm_b, ptr[reg_tab + rec + 4 * V]);
+            }
+            store_result(ptr[reg_dst + ph * simd_w * out_es], vmm_idx, simd_w);
+        }
+        add(reg_bb, static_cast<int>(c.per_step * esz));
+        add(reg_dst, c.per_p * simd_w * out_es);
+        dec(reg_cnt);
+        jnz(l_per, T_NEAR);
+    }
+    mov(reg_tmp, c.per_periods * c.per_p * c.rec_bytes);  // past the run's records
+    add(reg_tab, reg_tmp);
+}
+
+// Phase ph's tap 0 and tap 1 permutes (per_inlane: in-lane controls from the pool) and its
+// weights w0, w1, from the run's first records, into kPerRegs[set].
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::per_load_phase(int ph, int set) {
+    const jit_conf &c = conf_;
+    const int V = simd_w * 4, rec = ph * c.rec_bytes;
+    const Vmm i0(kPerRegs[set][0]), i1(kPerRegs[set][1]);
+    if (!kEvex && c.per_inlane) {
+        vmovups(i0, ptr[rip + pool_vec8(c.per_lane_idx[ph][0])]);
+        vmovups(i1, ptr[rip + pool_vec8(c.per_lane_idx[ph][1])]);
+    } else {
+        vmovups(i0, ptr[reg_tab + rec + V]);  // (vmovups: one spelling for VEX and EVEX)
+        if (c.per_pairs) vpaddd(i1, i0, vmm_flat_c);  // tap 1 within tap 0's window
+        else vmovups(i1, ptr[reg_tab + rec + 2 * V]);
+    }
+    vmovups(Vmm(kPerRegs[set][2]), ptr[reg_tab + rec + 3 * V]);
+    vmovups(Vmm(kPerRegs[set][3]), ptr[reg_tab + rec + 4 * V]);
+}
+
+// Phase ph's output vector into vmm_idx, from its windows at reg_bb and what per_load_phase
+// put into kPerRegs[set]: two lane windows (four with per_lane_split) and in-lane selects
+// (per_inlane), or one window (two off the pairs) and the window selects; then the mul and
+// the FMA.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::per_phase_vector(int ph, int set) {
+    const jit_conf &c = conf_;
+    const int esz = c.esize;
+    const Vmm i0(kPerRegs[set][0]), i1(kPerRegs[set][1]);
+    if (!kEvex && c.per_inlane) {
+        const int64_t (&off)[2][2] = c.per_lane_off[ph];
+        load_lane_windows(Ymm(vmm_a.getIdx()), ptr[reg_bb + off[0][0] * esz], ptr[reg_bb + off[0][1] * esz],
+                          Ymm(vmm_idx.getIdx()));
+        if (c.per_lane_split) {
+            load_lane_windows(Ymm(vmm_b.getIdx()), ptr[reg_bb + off[1][0] * esz], ptr[reg_bb + off[1][1] * esz],
+                              Ymm(vmm_idx.getIdx()));
+            vpermilps(vmm_b, vmm_b, i1);
+        } else {
+            vpermilps(vmm_b, vmm_a, i1);
+        }
+        vpermilps(vmm_a, vmm_a, i0);
+    } else {
+        load_window(vmm_a, ptr[reg_bb + c.per_rel[ph][0] * esz]);
+        if (!c.per_pairs) load_window(vmm_idx, ptr[reg_bb + c.per_rel[ph][1] * esz]);
+        select(vmm_b, i1, c.per_pairs ? vmm_a : vmm_idx);
+        select(vmm_a, i0, vmm_a);
+    }
+    vmulps(vmm_idx, vmm_a, Vmm(kPerRegs[set][2]));
+    vfmadd231ps(vmm_idx, vmm_b, Vmm(kPerRegs[set][3]));
+}
+
+// Periods of 3-8 vectors, phase by phase: per block of up to jit_conf::kPerBlockBytes of
+// output, each phase's permutes and weights go into registers (kPerRegs[0]) once, and its loop
+// walks the block's periods, writing every per_p-th vector. Period by period, each vector read
+// its record (four loads) besides its windows. The block keeps the src and output spans in L1
+// between the phases. NT stores keep the period order (per_run): phase by phase, every 64-byte
+// line would leave a write-combining buffer partly written.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::per_run_phases() {
+    const jit_conf &c = conf_;
+    const int esz = c.esize, dv = simd_w * (final_ ? c.esize : 4);
+    const int64_t period_bytes = c.per_p * dv, step = c.per_step * esz;
+    const int64_t k = std::max<int64_t>(1, std::min(c.per_periods, jit_conf::kPerBlockBytes / period_bytes));
+    movsxd(reg_bb, dword[reg_tab]);
+    lea(reg_bb, ptr[reg_src + reg_bb * esz]);
+    // periods periods from reg_bb / reg_dst, which it leaves past them (reg_tab stays on the
+    // run's first record).
+    auto block = [&](int64_t periods) {
+        for (int ph = 0; ph < c.per_p; ++ph) {
+            per_load_phase(ph, 0);
+            Label l_per;
+            mov(reg_cnt, periods);
+            L(l_per); {
+                per_phase_vector(ph, 0);
+                store_result(ptr[reg_dst + ph * dv], vmm_idx, simd_w);
+                add(reg_bb, static_cast<int>(step));
+                add(reg_dst, static_cast<int>(period_bytes));
+                dec(reg_cnt);
+                jnz(l_per, T_NEAR);
+            }
+            if (ph + 1 < c.per_p) {  // back to the block's start for the next phase
+                sub(reg_bb, static_cast<int>(periods * step));
+                sub(reg_dst, static_cast<int>(periods * period_bytes));
+            }
+        }
+    };
+    if (c.per_periods >= k) {
+        Label l_blk;
+        mov(reg_tmp, c.per_periods / k);
+        L(l_blk); {
+            block(k);
+            dec(reg_tmp);
+            jnz(l_blk, T_NEAR);
+        }
+    }
+    if (c.per_periods % k) block(c.per_periods % k);
+    mov(reg_tmp, c.per_periods * c.per_p * c.rec_bytes);  // past the run's records
+    add(reg_tab, reg_tmp);
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::up2_group(const Reg64 &from, const Vmm &out0, const Vmm &out1, bool interleave) {
+    const jit_conf &c = conf_;
+    const int esz = c.esize;
+    const Vmm even = interleave ? vmm_r : out0, odd = interleave ? vmm_idx : out1;
+    load_f32(c.dt, vmm_a, ptr[from], simd_w);
+    load_f32(c.dt, vmm_b, ptr[from + esz], simd_w);
+    vmulps(even, vmm_a, vmm_q);
+    vfmadd231ps(even, vmm_b, vmm_tq);
+    load_f32(c.dt, vmm_a, ptr[from + 2 * esz], simd_w);
+    vmulps(odd, vmm_b, vmm_tq);
+    vfmadd231ps(odd, vmm_a, vmm_q);
+    if (interleave) up2_interleave(even, odd, out0, out1);
+}
+
+// (even, odd) -> out0 = e0 o0 e1 o1 .., out1 = the second half. Clobbers even, odd, vmm_b and
+// vmm_idx_b. vunpck{l,h}ps interleave within 128-bit lanes, so lane m of the low result holds
+// pairs 2m, 2m + 1 and of the high result 2m + 2, 2m + 3 (of the lane's four pairs): AVX2 swaps
+// the middle 128-bit halves with two vperm2f128; AVX-512 interleaves with two vpermt2ps instead.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::up2_interleave(const Vmm &even, const Vmm &odd, const Vmm &out0, const Vmm &out1) {
+    if constexpr (kEvex) {
+        const Vmm il0(16), il1(17);  // set by up2_constants()
+        vmovaps(out0, even);
+        vpermt2ps(out0, il0, odd);
+        vpermt2ps(even, il1, odd);
+        if (even.getIdx() != out1.getIdx()) vmovaps(out1, even);
+    } else {
+        vunpcklps(vmm_b, even, odd);
+        vunpckhps(vmm_idx_b, even, odd);
+        vperm2f128(out0, vmm_b, vmm_idx_b, 0x20);
+        vperm2f128(out1, vmm_b, vmm_idx_b, 0x31);
+    }
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::up2_constants() {
+    mov(reg_tmp.cvt32(), 0x3e800000u);  // 0.25f
+    vmovd(Xmm(vmm_q.getIdx()), reg_tmp.cvt32());
+    vbroadcastss(vmm_q, Xmm(vmm_q.getIdx()));
+    mov(reg_tmp.cvt32(), 0x3f400000u);  // 0.75f
+    vmovd(Xmm(vmm_tq.getIdx()), reg_tmp.cvt32());
+    vbroadcastss(vmm_tq, Xmm(vmm_tq.getIdx()));
+    if constexpr (kEvex) {
+        // vpermt2ps controls: lane 2i takes even i, lane 2i + 1 odd i (index 16 + i), for the
+        // first 8 pairs (il0) and the last 8 (il1); bytes, widened.
+        const Xmm t(kT0);
+        const uint64_t lo = 0x1303120211011000ull, hi = 0x1707160615051404ull, plus8 = 0x0808080808080808ull;
+        for (int i = 0; i < 2; ++i) {
+            vmovq(t, qword[rip + pool_const(lo + i * plus8)]);
+            vpinsrq(t, t, qword[rip + pool_const(hi + i * plus8)], 1);
+            vpmovzxbd(Vmm(16 + i), t);
+        }
+    }
+}
+
+// Column by column: the vectors' records are the same in every row of the plane, so they are
+// read once per column pair instead of once per row. Registers: kColRegs per column, the
+// window bases in four GPRs, vmm_flat_c
+// for the pairs' tap-1 selects; 13, 15 and t1 per vector. Each lane takes the selects, mul
+// and FMA of linear_w and blend_w, so the bits are row()'s.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::plane_columns() {
+    const jit_conf &c = conf_;
+    const int V = simd_w * 4, esz = c.esize;
+    const Reg64 base[2][2] = {{reg_ba, reg_bb}, {reg_spare, reg_tmp}};
+    const Vmm ta(13), tb(15), r(kT1);
+    const bool inlane = !kEvex && c.cols_inlane;  // lane windows (pair vectors' records say where)
+    // One column group: n (1 or 2) vectors whose records start at reg_tab and whose outputs at
+    // reg_dst, all pairs or none; then reg_tab and reg_dst step past them.
+    auto group = [&](int n, bool pairs) {
+        for (int j = 0; j < n; ++j) {
+            const int off = j * c.rec_bytes;
+            const Vmm i0(kColRegs[j][0]), i1(kColRegs[j][1]);
+            movsxd(base[j][0], dword[reg_tab + off]);
+            vmovups(i0, ptr[reg_tab + off + V]);
+            if (pairs && inlane) {  // the lanes' windows at base + off[lane]; tap 1's controls
+                movsxd(base[j][1], dword[reg_tab + off + 12]);
+                add(base[j][1], base[j][0]);
+                movsxd(reg_cnt, dword[reg_tab + off + 8]);
+                add(base[j][0], reg_cnt);
+                vmovups(i1, ptr[reg_tab + off + 2 * V]);
+            } else if (pairs) {
+                vpaddd(i1, i0, vmm_flat_c);  // tap 1 within tap 0's window
+            } else {
+                movsxd(base[j][1], dword[reg_tab + off + 4]);
+                vmovups(i1, ptr[reg_tab + off + 2 * V]);
+            }
+            vmovups(Vmm(kColRegs[j][2]), ptr[reg_tab + off + 3 * V]);
+            vmovups(Vmm(kColRegs[j][3]), ptr[reg_tab + off + 4 * V]);
+        }
+        mov(reg_row, reg_src);
+        mov(reg_base, reg_dst);
+        mov(reg_cnt, PARG(rows));
+        Label l_rows;
+        L(l_rows); {
+            for (int j = 0; j < n; ++j) {
+                const Vmm i0(kColRegs[j][0]), i1(kColRegs[j][1]);
+                if (pairs && inlane) {
+                    load_lane_windows(Ymm(ta.getIdx()), ptr[reg_row + base[j][0] * esz], ptr[reg_row + base[j][1] * esz],
+                                      Ymm(r.getIdx()));
+                    vpermilps(tb, ta, i1);
+                    vpermilps(ta, ta, i0);
+                } else {
+                    load_window(ta, ptr[reg_row + base[j][0] * esz]);
+                    if (pairs) {
+                        select(tb, i1, ta);
+                    } else {
+                        load_window(tb, ptr[reg_row + base[j][1] * esz]);
+                        select(tb, i1, tb);
+                    }
+                    select(ta, i0, ta);
+                }
+                vmulps(r, ta, Vmm(kColRegs[j][2]));
+                vfmadd231ps(r, tb, Vmm(kColRegs[j][3]));
+                vmovups(ptr[reg_base + j * V], r);
+            }
+            add(reg_row, static_cast<int>(c.src_row_bytes));
+            add(reg_base, static_cast<int>(c.ow_pad * 4));
+            dec(reg_cnt);
+            jnz(l_rows, T_NEAR);
+        }
+        add(reg_tab, n * c.rec_bytes);
+        add(reg_dst, n * V);
+    };
+    // The pair vectors are a prefix (window_pair_vecs); each kind runs its two-vector groups
+    // in a loop, so the code stays the same size for any row width, and an odd vector goes
+    // alone.
+    const int64_t n_pairs = window_pair_vecs(c);
+    for (const auto &[count, pairs] : {std::pair{n_pairs, true}, std::pair{c.ow_vecs - n_pairs, false}}) {
+        if (count >= 2) {
+            Label l_grp;
+            mov(reg_rows, count / 2);
+            L(l_grp); {
+                group(2, pairs);
+                dec(reg_rows);
+                jnz(l_grp, T_NEAR);
+            }
+        }
+        if (count % 2) group(1, pairs);
+    }
+}
+
+#undef PARG
+
+// Access checks do not apply to explicit instantiations, so the private Vmm may be named.
+#define XINTERP_NCX_RUNS(I)                                                                                                  \
+    template void jit_ncx_wpass<I>::up2_run();                                                                               \
+    template void jit_ncx_wpass<I>::per_run();                                                                               \
+    template void jit_ncx_wpass<I>::per_load_phase(int, int);                                                                \
+    template void jit_ncx_wpass<I>::per_phase_vector(int, int);                                                              \
+    template void jit_ncx_wpass<I>::per_run_phases();                                                                        \
+    template void jit_ncx_wpass<I>::up2_group(const Reg64 &, const jit_ncx_wpass<I>::Vmm &, const jit_ncx_wpass<I>::Vmm &, \
+                                              bool);                                                                         \
+    template void jit_ncx_wpass<I>::up2_interleave(const jit_ncx_wpass<I>::Vmm &, const jit_ncx_wpass<I>::Vmm &,           \
+                                                   const jit_ncx_wpass<I>::Vmm &, const jit_ncx_wpass<I>::Vmm &);           \
+    template void jit_ncx_wpass<I>::up2_constants();                                                                         \
+    template void jit_ncx_wpass<I>::plane_columns();
+XINTERP_NCX_RUNS(cpu_isa::avx2)
+XINTERP_NCX_RUNS(cpu_isa::avx512_core)
+XINTERP_NCX_RUNS(cpu_isa::avx512_core_bf16)
+#undef XINTERP_NCX_RUNS
+
+}  // namespace xinterp

@@ -304,7 +304,7 @@ bool flat_table_amortized(const problem &p, int64_t w) {
 
 // Narrow pixels (jit_conf::narrow) where the flat rows would gather every lane (no windows),
 // or where their windows' table is big (big_window_table).
-// A/B on the dev VM, 1 thread, against those flat rows (README, Narrow pixels): f32 and f16
+// A/B on the dev VM, 1 thread, against those flat rows (jit/README.md, Narrow pixels): f32 and f16
 // take 0.25-0.8x the time wherever the W step gathers, but C = 2 and 3 in 3-D whose W-planes
 // serve many output rows (16 x 40 x 60 -> 16 x 30 x 40: 1.1-1.6x); bf16's widening and
 // emulated rounding cost more per pixel (2-2.5x f32's), so it needs C >= 4, and 6 in such 3-D.
@@ -339,7 +339,7 @@ bool narrow_pays(const problem &p, kernel_isa k) {
 // moves, where the flat rows would gather every lane (no windows: W down, or odd ratios).
 // Against the flat rows' element-by-element gathers, img_down NXC (C = 3, 1080 x 1920 ->
 // 224 x 224) took 0.84x the time in bf16 and f16 at 256 bits and 0.98x in f32 (0.84x run back
-// to back alone), 0.37-0.71x at 512 bits (Zen 4 dev VM, bench_ab; README: Nearest pixels).
+// to back alone), 0.37-0.71x at 512 bits (Zen 4 dev VM, bench_ab; jit/README.md: Nearest pixels).
 // Where windows serve, the flat rows make a vector of outputs from one load and a permute
 // (img_up NXC C = 3) and stay, unless their table is big (big_window_table).
 bool narrow_nearest_pays(const problem &p, kernel_isa k) {
@@ -866,7 +866,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     // slower, and so did outputs that stay in L1 (16-bit 7x9x11 -> 13x5x67 C = 5, 43 KB:
     // 1.2-1.3x), whose split stores cost little.
     // The linear blends likewise (jit_conf.hpp, blend_lines): f32 rows of 2 vectors or more
-    // (224x224 -> 300x300 C = 3 0.64-0.67x the time; README: run 27), 16-bit rows of 512 words
+    // (224x224 -> 300x300 C = 3 0.64-0.67x the time; bench/RESULTS.md: run 27), 16-bit rows of 512 words
     // or more (bf16 natively rounded, f16), against split stores: 100x700 -> 200x1500 C = 3
     // NCX 0.71-0.78x, NXC 0.69-0.70x; 300x300 -> 600x600 C = 2 0.74-0.79x; 100x100 ->
     // 200x200 C = 17 NXC 0.82x; c17 NXC (flat rows of 1105) 0.85-0.94x, c23 NXC 0.87x; 100x100

@@ -101,7 +101,7 @@ bench sweep.txt 90 bench_sweep --shapes "$([ "$quick" = 1 ] && echo 5 || echo 15
   done
 } > "$O/scaling.txt" 2>&1
 log "scaling.txt: exit $? at $(($(date +%s) - t0)) s"
-# The NT threshold (README, Large outputs) is set from the LLC that cpuinfo shows, which on a
+# The NT threshold (jit/README.md, Large outputs) is set from the LLC that cpuinfo shows, which on a
 # many-core VM is a guess: seg_8x (22 MiB), fpn_2x (4 MiB) and the large cases again with NT
 # stores for every dst and with plain stores for every dst, beside the default runs above,
 # on one pinned core (bench_peers: each dst cold between its runs) and on every core

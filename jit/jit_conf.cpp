@@ -19,6 +19,7 @@ int simd_w_of(cpu_isa isa) { return isa >= cpu_isa::avx512_core ? 16 : 8; }
 
 std::atomic<int> g_gather_spelling{-1};
 std::atomic<int> g_narrow{-1};  // set_narrow_for_testing
+std::atomic<int> g_separable{-1};  // set_separable_for_testing
 
 // Rows of row_in src and row_out dst elements, in vectors of simd_w lanes.
 void set_row_lengths(jit_conf &c, int64_t row_in, int64_t row_out) {
@@ -131,6 +132,7 @@ std::pair<size_t, size_t> nt_min_default() {
 
 void set_gather_spelling_for_testing(int spelling) { g_gather_spelling.store(spelling); }
 void set_narrow_for_testing(int mode) { g_narrow.store(mode); }
+void set_separable_for_testing(int mode) { g_separable.store(mode); }
 
 size_t nt_min_bytes(int threads) {
     if (const size_t o = g_nt_min_override.load()) return threads > 1 ? g_nt_min_override_more.load() : o;
@@ -362,9 +364,24 @@ namespace {
 // separable vs direct, same process, alternating:
 // - bf16 0.52-0.68x on every suite shape: the direct kernel widens and interpolates every tap
 //   per output row and is compute-bound; separable does the W step once per src row;
-// - f32 and f16 gain only where a W row serves many output rows (8x up: 0.67-0.78x); at 2x
-//   they were 0.92-1.20x, so there the direct kernel stays.
+// - f32 and f16 gain where a W row serves many output rows (8x up: 0.67-0.78x); at 2x with
+//   whole-vector pixels they were 0.92-1.20x, so there the direct kernel stays.
 // Never where rows are rarely shared: the direct kernel is that fusion already.
+// AVX2 kernels under 4x up, bench_ab against the direct kernel (both builds in one process,
+// 2-D, C = 8-128 at 40x40 -> 50x50 .. 100x100, 30x30 -> 90x90 and 20x20 -> 70x70, and larger):
+// - f16 goes separable wherever H goes up, but at exactly 2x half_pixel with whole-vector
+//   pixels (the direct kernel's same-taps runs: C = 8-128 0.96-1.04x) and where the two W rows
+//   pass kSepF16RowsMax under 2.5x up: C = 8-128 at 1.25-2x 0.68-0.96x the time (C % 8 != 0
+//   at 2x: C = 12 0.87x, 17 0.80x; c17 0.78-0.79x, c23 0.89-0.95x), at 2.5-3.5x 0.48-0.84x (C = 16
+//   400x400 -> 1000x1000, 32 MB, 0.88x), 200x200 -> 300x300 C = 17 0.78x; but C = 128 at
+//   40x40 -> 50x50 (W rows of 2 x 25 KB) 1.08x, C = 24 300x300 -> 450x450 (2 x 43 KB) 1.24x,
+//   and H down 1.13-1.39x. f16's direct kernel converts every tap's pixel with vcvtph2ps for
+//   each output row that reads it; the W rows convert each src pixel once.
+// - f32 goes separable from 2.5x up with pixels of up to 32 channels and outputs of up to
+//   kSepF32SmallBytes: C = 8-32 0.63-0.91x the time (C = 24 at 40x40 -> 100x100, 0.96 MB,
+//   1.02x), where 2 MB ran 1.00x, 5.8 MB 1.08x and 13-23 MB (NT stores) 1.18-1.46x, C = 48
+//   and up 0.92-1.33x; at 1.25-2x 0.84-1.56x (pixels of 9-23 channels with a tail 0.84-1.08x,
+//   by no rule that held: not taken). The AVX-512 tiers' 256-bit kernels keep the rules above.
 // At 512 bits (w = 16) the channel count moves both 16-bit choices in 2-D (3-D keeps the rule
 // above). Native bf16 (vcvtneps2bf16 stores) goes direct for pixels of 6+ whole vectors: A/B
 // on the Sapphire Rapids class VM, 2-D H up < 4x, yolo_2x NXC bf16 (C = 128) 0.52-0.62x the
@@ -401,16 +418,25 @@ namespace {
 // 1.09x) and outputs past 1.5 MiB, whose W-planes leave L2 (C = 31 120x120, 1.8 MB: 1.20x;
 // C = 17 200x200 and 300x300: 1.12x and 1.20x; C = 40 150x150: 1.09x).
 constexpr int64_t kSepF32MaxBytes = int64_t(3) << 19;  // 1.5 MiB
-bool separable_pays(const problem &p, const h_links &h, int64_t w, bool native_bf16) {
-    if (h.rarely_shared(p)) return false;
+constexpr int64_t kSepF32SmallBytes = int64_t(1) << 20;  // AVX2 f32 from 2.5x up
+constexpr int64_t kSepF16RowsMax = int64_t(48) << 10;    // AVX2 f16 under 2.5x up
+bool separable_pays(const problem &p, const h_links &h, kernel_isa k, bool native_bf16) {
+    const int64_t w = simd_w_of(k.generator());
+    if (h.rarely_shared(p) || g_separable.load() == 0) return false;
     const bool up4 = p.out[1] >= 4 * p.in[1];
+    const bool up2_runs = p.out[1] == 2 * p.in[1] && p.ctm == coordinate_transformation_mode::half_pixel;
+    if (k.tier == cpu_isa::avx2 && p.k == 2) {  // the rules measured on the Zen 3 dev VM (above)
+        const bool up = p.out[1] > p.in[1], up25 = 2 * p.out[1] >= 5 * p.in[1];
+        const int64_t w_rows = 2 * p.out[2] * p.c * 4;  // a row's two f32 W rows
+        if (p.dt == data_type::f16) return up && !(up2_runs && p.c % 8 == 0) && (up25 || w_rows <= kSepF16RowsMax);
+        if (p.dt == data_type::f32 && up25 && p.c <= 32 && p.dst_bytes <= kSepF32SmallBytes) return true;
+    }
     if (w == 16 && p.k == 2) {  // the channel rules, measured in 2-D
         if (p.dt == data_type::f32 && p.c % 16 != 0 && p.c < 40 && 2 * p.out[1] >= 3 * p.in[1] && p.dst_bytes <= kSepF32MaxBytes)
             return true;
         const bool big = p.dst_bytes >= (int64_t(1) << 20);
         if (up4 && big && p.dt == data_type::f32) return p.c < 48;
         if (up4 && big && p.dt == data_type::f16) return p.c < 80;
-        const bool up2_runs = p.out[1] == 2 * p.in[1] && p.ctm == coordinate_transformation_mode::half_pixel;
         if (!up4 && native_bf16) return !(p.c % 16 == 0 && (p.c >= 96 || (p.c >= 32 && up2_runs)));
         if (!up4 && p.dt == data_type::f16) return p.c % 16 != 0 && p.c < 48;
     }
@@ -585,7 +611,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
         c.rows = p.n * p.out[0] * p.out[1];
         c.src_row_bytes = c.IW * c.C * c.esize;
         c.dst_row_bytes = c.OW * c.C * c.esize;
-        c.nxc_separable = lin && c.k >= 2 && !c.narrow && separable_pays(p, hl, w, c.native_bf16);
+        c.nxc_separable = lin && c.k >= 2 && !c.narrow && separable_pays(p, hl, k, c.native_bf16);
         // 3-D with shared rows: separable over W-planes (plane mode, as for NCX) where they pay.
         // The direct kernel makes 8 W steps per output vector; the LRU of 4 W rows makes each
         // src row's W step again for every od that uses its slice. A/B on the dev VM against

@@ -524,8 +524,9 @@ TEST(jit_bitwise, nt_on_one_thread_plain_on_two) {
     omp_set_num_threads(saved);
 }
 
-// NXC linear runs separably (W rows once, then blends) for bf16, for >= 4x H upsampling and
-// for 3-D whose W-planes fit, where it was measured to pay; otherwise the direct row kernel.
+// NXC linear runs separably (W rows once, then blends) for bf16, for >= 4x H upsampling, on
+// AVX2 for most 2-D f16 upsampling and small f32 outputs from 2.5x up, and for 3-D whose
+// W-planes fit, where it was measured to pay; otherwise the direct row kernel.
 TEST(jit_conf, separable_nxc_where_it_pays) {
     auto conf = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out, data_type t) {
         std::vector<int64_t> src{1};
@@ -541,6 +542,29 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
     EXPECT_FALSE(conf(256, {525, 525}, {5, 5}, data_type::bf16).nxc_separable);  // no shared rows
     EXPECT_FALSE(conf(4, {32, 32}, {64, 64}, data_type::bf16).nxc_separable);    // C < simd_w: pass engine
     EXPECT_FALSE(conf(16, {32}, {64}, data_type::bf16).nxc_separable);           // 1-D
+    // AVX2 2-D f16: separable where H goes up, but not at exactly 2x half_pixel with pixels of
+    // whole vectors (the direct kernel's same-taps runs), nor with two W rows past 48 KiB under
+    // 2.5x up; f32 from 2.5x up, C <= 32, outputs up to 1 MiB (jit_conf.cpp, separable_pays).
+    EXPECT_TRUE(conf(17, {33, 33}, {65, 65}, data_type::f16).nxc_separable);       // c17
+    EXPECT_TRUE(conf(17, {40, 40}, {80, 80}, data_type::f16).nxc_separable);       // 2x, a tail
+    EXPECT_FALSE(conf(24, {40, 40}, {80, 80}, data_type::f16).nxc_separable);      // 2x, whole
+    EXPECT_TRUE(conf(24, {40, 40}, {60, 60}, data_type::f16).nxc_separable);       // 1.5x
+    EXPECT_FALSE(conf(16, {60, 60}, {45, 45}, data_type::f16).nxc_separable);      // H down
+    EXPECT_FALSE(conf(128, {40, 40}, {50, 50}, data_type::f16).nxc_separable);     // 2 x 25.6 KB
+    EXPECT_TRUE(conf(128, {40, 40}, {100, 100}, data_type::f16).nxc_separable);    // 2.5x
+    EXPECT_TRUE(conf(16, {30, 30}, {90, 90}, data_type::f32).nxc_separable);       // 3x, 518 KB
+    EXPECT_FALSE(conf(16, {60, 60}, {180, 180}, data_type::f32).nxc_separable);    // 2 MB
+    EXPECT_FALSE(conf(48, {30, 30}, {90, 90}, data_type::f32).nxc_separable);      // C > 32
+    EXPECT_FALSE(conf(17, {33, 33}, {65, 65}, data_type::f32).nxc_separable);      // under 2.5x
+    {  // the AVX-512 tiers' 256-bit kernels keep the rules measured before (not on AVX2)
+        auto ymm = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out, data_type t) {
+            const problem p = make_problem(problem_builder().src({1, in[0], in[1], c}).sizes(out).mode(mode::linear).dt(t));
+            return make_jit_conf(p, kernel_isa(cpu_isa::avx512_core, true));
+        };
+        EXPECT_FALSE(ymm(17, {33, 33}, {65, 65}, data_type::f16).nxc_separable);
+        EXPECT_FALSE(ymm(16, {30, 30}, {90, 90}, data_type::f32).nxc_separable);
+        EXPECT_TRUE(ymm(21, {64, 64}, {512, 512}, data_type::f32).nxc_separable);
+    }
     // Direct 2-D f32/f16 whose H taps chain pairwise use the row-pair kernel.
     EXPECT_TRUE(conf(256, {32, 32}, {64, 64}, data_type::f32).row_pairs);
     EXPECT_FALSE(conf(256, {32, 32}, {64, 64}, data_type::bf16).row_pairs);  // separable

@@ -313,7 +313,7 @@ TEST(jit_bitwise, nxc_w_step_pixel_pairs) {
 // The NXC row kernels' channel loop (vector_loop): four vectors per trip, then the rest. C of
 // 4 to 9 full vectors (at the dispatched width), with and without the overlapping tail, so the
 // trips end on each remainder, through each kernel (its conf checked at AVX2): the single row
-// (H down), chained and same-taps pairs (3x up), same-taps runs (2x up), D pairs (3-D W-planes
+// (H down), chained and same-taps pairs (7/3x up), same-taps runs (2x up), D pairs (3-D W-planes
 // over the separable limit, f32/f16; f32 W rows with NT stores) and the separable W rows (3-D
 // small planes, and bf16), at 1 and 2 threads and with NT stores.
 TEST(jit_bitwise, nxc_linear_channel_loop_remainders) {
@@ -324,7 +324,7 @@ TEST(jit_bitwise, nxc_linear_channel_loop_remainders) {
     };
     const std::vector<shape> shapes = {
         {{7, 3}, {3, 5}, [](const jit_conf &k) { return !k.row_pairs && !k.same_pairs && !k.nxc_separable; }},
-        {{3, 3}, {9, 7}, [](const jit_conf &k) { return k.row_pairs && k.same_pairs; }},
+        {{3, 3}, {7, 7}, [](const jit_conf &k) { return k.row_pairs && k.same_pairs; }},  // f32 under 2.5x: direct
         {{5, 2}, {10, 4}, [](const jit_conf &k) { return k.same_run == 2; }},
         // direct, or with NT-sized dst where OW * C fills whole ymm, separable W rows
         {{2, 24, 12}, {5, 24, 25}, [](const jit_conf &k) { return k.d_pairs && k.nxc_separable == (k.pairs_nt && k.OW * k.C % 8 == 0); }},

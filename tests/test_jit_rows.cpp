@@ -189,11 +189,26 @@ TEST(jit_bitwise, nearest_row_mode_pairs) {
     EXPECT_GT(paired, 0);
 }
 
+// The direct NXC kernel for shapes the 2-D separable rule would take (AVX2 f16 with a channel
+// tail, f32 from 2.5x up): the rule off while a test runs, and the cache cleared around it.
+struct separable_off {
+    separable_off() {
+        set_separable_for_testing(0);
+        clear_cache();
+    }
+    ~separable_off() {
+        set_separable_for_testing(-1);
+        clear_cache();
+    }
+};
+
 // Direct NXC 2-D linear in row pairs: same-taps pairs (2x half_pixel: rows 2i + 1, 2i + 2) and
 // chained pairs, with the single row the driver leaves between them, at 1 and 2 threads (a split
-// can fall inside a pair) and with NT stores (C % 8 == 0).
+// can fall inside a pair) and with NT stores (C % 8 == 0). The separable rule is off, so f16
+// with a tail (C = 13) and f32 at 3x stay on the direct kernel.
 TEST(jit_bitwise, nxc_linear_row_pairs) {
     REQUIRE_AVX2();
+    const separable_off direct;
     auto conf = [](const op_desc &d) { return make_jit_conf(make_problem(d), cpu_isa::avx2); };
     const auto fpn = problem_builder().src({1, 32, 32, 256}).sizes({64, 64}).mode(mode::linear);
     EXPECT_TRUE(conf(fpn).same_pairs && conf(fpn).row_pairs);
@@ -220,9 +235,10 @@ TEST(jit_bitwise, nxc_linear_row_pairs) {
 // from src rows i .. i + 2. OH = 22 at 2x half_pixel: runs start at 1, 5, 9, 13, 17, so the
 // 2-thread split at row 11 cuts the third, whose rows then go in pairs and singly; C with a
 // tail (the overlapping last vector), C = simd_w, and a whole pair of vectors. With NT-sized
-// dst the runs are off (plain-store kernel only).
+// dst the runs are off (plain-store kernel only). The separable rule is off (f16 C = 13).
 TEST(jit_bitwise, nxc_linear_same_runs) {
     REQUIRE_AVX2();
+    const separable_off direct;
     const auto fpn = problem_builder().src({1, 32, 32, 256}).sizes({64, 64}).mode(mode::linear);
     const problem pf = make_problem(fpn);
     const jit_conf cf = make_jit_conf(pf, cpu_isa::avx2);
@@ -246,6 +262,36 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
                     ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
                         << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
                 }
+    });
+}
+
+// The AVX2 separable picks of 2-D NXC linear (jit_conf.cpp, separable_pays): f16 upsampling
+// with a channel tail at 1.25-2x (exactly 2x too), whole vectors at 1.5x and 2.5x, and f32
+// from 2.5x up, checked as separable (W rows, then blends), bit for bit at 1 and 2 threads,
+// with and without NT-sized dst, both transforms.
+TEST(jit_bitwise, nxc_linear_separable_avx2_picks) {
+    REQUIRE_AVX2();
+    struct shape {
+        data_type t;
+        int64_t c;
+        std::vector<int64_t> in, out;
+    };
+    const std::vector<shape> shapes = {
+        {data_type::f16, 17, {9, 11}, {18, 22}}, {data_type::f16, 13, {8, 9}, {10, 12}},
+        {data_type::f16, 9, {7, 5}, {11, 9}},    {data_type::f16, 24, {6, 7}, {9, 10}},
+        {data_type::f16, 16, {5, 6}, {13, 15}},  {data_type::f32, 12, {4, 5}, {12, 14}},
+        {data_type::f32, 32, {3, 6}, {10, 9}},   {data_type::f32, 17, {5, 3}, {13, 8}},
+    };
+    uint32_t seed = 9100;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (const shape &sh : shapes)
+            for (auto ct : kCtms) {
+                const auto d = problem_builder().src(layout(data_format::nxc, 1, sh.c, sh.in)).sizes(sh.out).mode(mode::linear).ctm(ct).dt(sh.t);
+                EXPECT_TRUE(make_jit_conf(make_problem(d), cpu_isa::avx2).nxc_separable) << describe(d);
+                ++seed;
+                ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                    << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+            }
     });
 }
 

@@ -380,8 +380,14 @@ namespace {
 // - f32 goes separable from 2.5x up with pixels of up to 32 channels and outputs of up to
 //   kSepF32SmallBytes: C = 8-32 0.63-0.91x the time (C = 24 at 40x40 -> 100x100, 0.96 MB,
 //   1.02x), where 2 MB ran 1.00x, 5.8 MB 1.08x and 13-23 MB (NT stores) 1.18-1.46x, C = 48
-//   and up 0.92-1.33x; at 1.25-2x 0.84-1.56x (pixels of 9-23 channels with a tail 0.84-1.08x,
-//   by no rule that held: not taken). The AVX-512 tiers' 256-bit kernels keep the rules above.
+//   and up 0.92-1.33x. Under 2.5x, pixels of C < 24 whose last vector holds 1-4 channels of
+//   its own (the direct kernel computes 8 lanes for them) and outputs of up to
+//   kSepF32TailBytes, not at exactly 2x half_pixel: C = 9-12, 17, 18, 20 at 40x40 -> 50x50,
+//   60x60, 33x33 -> 65x65 (c17 0.92-0.98x) and 64x64 -> 96x96 0.78-0.95x, both orders
+//   0.82-0.94x; not C = 13-15, 19, 21-23 (tails of 5-7: 0.86-1.09x), C = 25 (1.04x),
+//   outputs past 512 KiB (C = 12-22 at 100x100 -> 150x150, 1.1-1.8 MB: 0.99-1.16x; 627 KB
+//   0.92-0.99x) or exactly 2x (C = 8, 12, 17: 0.99-1.23x). The AVX-512 tiers' 256-bit kernels
+//   keep the rules above.
 // At 512 bits (w = 16) the channel count moves both 16-bit choices in 2-D (3-D keeps the rule
 // above). Native bf16 (vcvtneps2bf16 stores) goes direct for pixels of 6+ whole vectors: A/B
 // on the Sapphire Rapids class VM, 2-D H up < 4x, yolo_2x NXC bf16 (C = 128) 0.52-0.62x the
@@ -420,6 +426,7 @@ namespace {
 constexpr int64_t kSepF32MaxBytes = int64_t(3) << 19;  // 1.5 MiB
 constexpr int64_t kSepF32SmallBytes = int64_t(1) << 20;  // AVX2 f32 from 2.5x up
 constexpr int64_t kSepF16RowsMax = int64_t(48) << 10;    // AVX2 f16 under 2.5x up
+constexpr int64_t kSepF32TailBytes = int64_t(1) << 19;   // AVX2 f32 pixels with a short tail
 bool separable_pays(const problem &p, const h_links &h, kernel_isa k, bool native_bf16) {
     const int64_t w = simd_w_of(k.generator());
     if (h.rarely_shared(p) || g_separable.load() == 0) return false;
@@ -430,6 +437,9 @@ bool separable_pays(const problem &p, const h_links &h, kernel_isa k, bool nativ
         const int64_t w_rows = 2 * p.out[2] * p.c * 4;  // a row's two f32 W rows
         if (p.dt == data_type::f16) return up && !(up2_runs && p.c % 8 == 0) && (up25 || w_rows <= kSepF16RowsMax);
         if (p.dt == data_type::f32 && up25 && p.c <= 32 && p.dst_bytes <= kSepF32SmallBytes) return true;
+        const int64_t tail = p.c % 8;  // lanes a pixel's last vector holds of its own (1-7), else 0
+        if (p.dt == data_type::f32 && up && !up2_runs && tail >= 1 && tail <= 4 && p.c < 24 && p.dst_bytes <= kSepF32TailBytes)
+            return true;
     }
     if (w == 16 && p.k == 2) {  // the channel rules, measured in 2-D
         if (p.dt == data_type::f32 && p.c % 16 != 0 && p.c < 40 && 2 * p.out[1] >= 3 * p.in[1] && p.dst_bytes <= kSepF32MaxBytes)

@@ -544,7 +544,9 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
     EXPECT_FALSE(conf(16, {32}, {64}, data_type::bf16).nxc_separable);           // 1-D
     // AVX2 2-D f16: separable where H goes up, but not at exactly 2x half_pixel with pixels of
     // whole vectors (the direct kernel's same-taps runs), nor with two W rows past 48 KiB under
-    // 2.5x up; f32 from 2.5x up, C <= 32, outputs up to 1 MiB (jit_conf.cpp, separable_pays).
+    // 2.5x up; f32 from 2.5x up, C <= 32, outputs up to 1 MiB, and under it pixels of C < 24
+    // whose last vector holds 1-4 channels of its own, outputs up to 512 KiB, not at exactly
+    // 2x half_pixel (jit_conf.cpp, separable_pays).
     EXPECT_TRUE(conf(17, {33, 33}, {65, 65}, data_type::f16).nxc_separable);       // c17
     EXPECT_TRUE(conf(17, {40, 40}, {80, 80}, data_type::f16).nxc_separable);       // 2x, a tail
     EXPECT_FALSE(conf(24, {40, 40}, {80, 80}, data_type::f16).nxc_separable);      // 2x, whole
@@ -555,7 +557,11 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
     EXPECT_TRUE(conf(16, {30, 30}, {90, 90}, data_type::f32).nxc_separable);       // 3x, 518 KB
     EXPECT_FALSE(conf(16, {60, 60}, {180, 180}, data_type::f32).nxc_separable);    // 2 MB
     EXPECT_FALSE(conf(48, {30, 30}, {90, 90}, data_type::f32).nxc_separable);      // C > 32
-    EXPECT_FALSE(conf(17, {33, 33}, {65, 65}, data_type::f32).nxc_separable);      // under 2.5x
+    EXPECT_TRUE(conf(17, {33, 33}, {65, 65}, data_type::f32).nxc_separable);       // c17: tail 1
+    EXPECT_FALSE(conf(23, {31, 29}, {47, 61}, data_type::f32).nxc_separable);      // c23: tail 7
+    EXPECT_FALSE(conf(17, {64, 64}, {96, 96}, data_type::f32).nxc_separable);      // 627 KB
+    EXPECT_FALSE(conf(12, {40, 40}, {80, 80}, data_type::f32).nxc_separable);      // 2x
+    EXPECT_FALSE(conf(25, {33, 33}, {65, 65}, data_type::f32).nxc_separable);      // C >= 24
     {  // the AVX-512 tiers' 256-bit kernels keep the rules measured before (not on AVX2)
         auto ymm = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out, data_type t) {
             const problem p = make_problem(problem_builder().src({1, in[0], in[1], c}).sizes(out).mode(mode::linear).dt(t));

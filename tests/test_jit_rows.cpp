@@ -266,9 +266,10 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
 }
 
 // The AVX2 separable picks of 2-D NXC linear (jit_conf.cpp, separable_pays): f16 upsampling
-// with a channel tail at 1.25-2x (exactly 2x too), whole vectors at 1.5x and 2.5x, and f32
-// from 2.5x up, checked as separable (W rows, then blends), bit for bit at 1 and 2 threads,
-// with and without NT-sized dst, both transforms.
+// with a channel tail at 1.25-2x (exactly 2x too), whole vectors at 1.5x and 2.5x, f32 from
+// 2.5x up and f32 pixels whose last vector holds 1-4 channels (C = 9, 17, 20) under it,
+// checked as separable (W rows, then blends), bit for bit at 1 and 2 threads, with and
+// without NT-sized dst, both transforms.
 TEST(jit_bitwise, nxc_linear_separable_avx2_picks) {
     REQUIRE_AVX2();
     struct shape {
@@ -281,6 +282,8 @@ TEST(jit_bitwise, nxc_linear_separable_avx2_picks) {
         {data_type::f16, 9, {7, 5}, {11, 9}},    {data_type::f16, 24, {6, 7}, {9, 10}},
         {data_type::f16, 16, {5, 6}, {13, 15}},  {data_type::f32, 12, {4, 5}, {12, 14}},
         {data_type::f32, 32, {3, 6}, {10, 9}},   {data_type::f32, 17, {5, 3}, {13, 8}},
+        {data_type::f32, 9, {7, 5}, {11, 9}},    {data_type::f32, 17, {9, 8}, {13, 12}},
+        {data_type::f32, 20, {6, 5}, {8, 7}},
     };
     uint32_t seed = 9100;
     for_nt_and_threads([&](size_t nt_bytes, int threads) {
@@ -634,13 +637,14 @@ TEST(jit_bitwise, nxc_linear_pairs_by_pixel_lines) {
     EXPECT_TRUE(conf(52, data_type::f16, core_512).same_pairs);
     EXPECT_TRUE(conf(217, data_type::f32, core_512, {5, 10, 10}, {10, 20, 20}).d_pairs);
     // Separable under 1.5 MiB (separable_pays): c17, c23's 47x61, 40x40 -> 60x60 C = 39;
-    // not C = 40 or 48, H up 1.25x, 256 bits, f16, nor past 1.5 MiB (C = 31 120x120).
+    // not C = 40 or 48, H up 1.25x, the AVX-512 tier at 256 bits, f16, nor past 1.5 MiB
+    // (C = 31 120x120). (AVX2 has rules of its own: jit_conf.separable_nxc_where_it_pays.)
     EXPECT_TRUE(conf(17, data_type::f32, core_512, {33, 33}, {65, 65}).nxc_separable);
     EXPECT_TRUE(conf(23, data_type::f32, core_512, {31, 29}, {47, 61}).nxc_separable);
     EXPECT_TRUE(conf(39, data_type::f32, core_512, {40, 40}, {60, 60}).nxc_separable);
     for (int64_t c : {40, 48}) EXPECT_FALSE(conf(c, data_type::f32, core_512, {33, 33}, {65, 65}).nxc_separable) << c;
     EXPECT_FALSE(conf(27, data_type::f32, core_512, {80, 80}, {100, 100}).nxc_separable);
-    EXPECT_FALSE(conf(17, data_type::f32, cpu_isa::avx2, {33, 33}, {65, 65}).nxc_separable);
+    EXPECT_FALSE(conf(17, data_type::f32, kernel_isa(cpu_isa::avx512_core, true), {33, 33}, {65, 65}).nxc_separable);
     EXPECT_FALSE(conf(31, data_type::f32, core_512, {60, 60}, {120, 120}).nxc_separable);
     REQUIRE_AVX2();
     threads_and_spelling_restore restore;

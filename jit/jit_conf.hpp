@@ -470,9 +470,10 @@ void set_gather_spelling_for_testing(int spelling);
 // (0), to cover the kernel on shapes the rule leaves to the flat rows; -1: the rule. Not in the
 // cache key either.
 void set_narrow_for_testing(int mode);
-// Tests turn the 2-D separable NXC rule (separable_pays) off (0), so the direct kernel serves
-// the shapes it would send separable (AVX2 f16 with channel tails, say), to keep covering that
-// kernel; -1: the rule. 3-D W-planes are not its to decide. Not in the cache key either.
+// Tests turn the NXC separable rule (separable_pays) off (0), so the direct kernel serves the
+// shapes it would send separable (AVX2 f16 with channel tails, say), to keep covering that
+// kernel; -1: the rule. 3-D W-planes (plane mode) still go separable. Not in the cache key
+// either.
 void set_separable_for_testing(int mode);
 
 // What a window pair's tap-1 index (or vpshufb control, conf.shuf_windows) adds to tap 0's

@@ -373,9 +373,11 @@ namespace {
 //   pixels (the direct kernel's same-taps runs: C = 8-128 0.96-1.04x) and where the two W rows
 //   pass kSepF16RowsMax under 2.5x up: C = 8-128 at 1.25-2x 0.68-0.96x the time (C % 8 != 0
 //   at 2x: C = 12 0.87x, 17 0.80x; c17 0.78-0.79x, c23 0.89-0.95x), at 2.5-3.5x 0.48-0.84x (C = 16
-//   400x400 -> 1000x1000, 32 MB, 0.88x), 200x200 -> 300x300 C = 17 0.78x; but C = 128 at
-//   40x40 -> 50x50 (W rows of 2 x 25 KB) 1.08x, C = 24 300x300 -> 450x450 (2 x 43 KB) 1.24x,
-//   and H down 1.13-1.39x. f16's direct kernel converts every tap's pixel with vcvtph2ps for
+//   400x400 -> 1000x1000, 32 MB, 0.88x), 200x200 -> 300x300 C = 17 (W rows of 2 x 20 KB)
+//   0.78x, 800x300 -> 1200x450 C = 9 (2 x 16 KB, 9.7 MB) 0.73-0.75x; but C = 128 at 40x40 ->
+//   50x50 (2 x 25.6 KB) 1.08x, C = 8 500x500 -> 750x750 (2 x 24 KB, 9 MB) 1.12-1.14x, C = 24
+//   300x300 -> 450x450 (2 x 43 KB) 1.24x, and H down 1.13-1.39x; C = 16 500x200 -> 750x300
+//   (2 x 19 KB, 7.2 MB) ran even. f16's direct kernel converts every tap's pixel with vcvtph2ps for
 //   each output row that reads it; the W rows convert each src pixel once.
 // - f32 goes separable from 2.5x up with pixels of up to 32 channels and outputs of up to
 //   kSepF32SmallBytes: C = 8-32 0.63-0.91x the time (C = 24 at 40x40 -> 100x100, 0.96 MB,
@@ -425,7 +427,7 @@ namespace {
 // C = 17 200x200 and 300x300: 1.12x and 1.20x; C = 40 150x150: 1.09x).
 constexpr int64_t kSepF32MaxBytes = int64_t(3) << 19;  // 1.5 MiB
 constexpr int64_t kSepF32SmallBytes = int64_t(1) << 20;  // AVX2 f32 from 2.5x up
-constexpr int64_t kSepF16RowsMax = int64_t(48) << 10;    // AVX2 f16 under 2.5x up
+constexpr int64_t kSepF16RowsMax = int64_t(40) << 10;    // AVX2 f16 under 2.5x up
 constexpr int64_t kSepF32TailBytes = int64_t(1) << 19;   // AVX2 f32 pixels with a short tail
 bool separable_pays(const problem &p, const h_links &h, kernel_isa k, bool native_bf16) {
     const int64_t w = simd_w_of(k.generator());

@@ -372,12 +372,16 @@ namespace {
 // - f16 goes separable wherever H goes up, but at exactly 2x half_pixel with whole-vector
 //   pixels (the direct kernel's same-taps runs: C = 8-128 0.96-1.04x) and where the two W rows
 //   pass kSepF16RowsMax under 2.5x up: C = 8-128 at 1.25-2x 0.68-0.96x the time (C % 8 != 0
-//   at 2x: C = 12 0.87x, 17 0.80x; c17 0.78-0.79x, c23 0.89-0.95x), at 2.5-3.5x 0.48-0.84x (C = 16
-//   400x400 -> 1000x1000, 32 MB, 0.88x), 200x200 -> 300x300 C = 17 (W rows of 2 x 20 KB)
+//   at 2x: C = 12 0.87x, 17 0.80x; c17 0.78-0.79x, c23 0.89-0.95x), at 2.5-3.5x 0.48-0.84x
+//   (C = 64 100x100 -> 250x250, 8 MB, 0.84x), 200x200 -> 300x300 C = 17 (W rows of 2 x 20 KB)
 //   0.78x, 800x300 -> 1200x450 C = 9 (2 x 16 KB, 9.7 MB) 0.73-0.75x; but C = 128 at 40x40 ->
 //   50x50 (2 x 25.6 KB) 1.08x, C = 8 500x500 -> 750x750 (2 x 24 KB, 9 MB) 1.12-1.14x, C = 24
 //   300x300 -> 450x450 (2 x 43 KB) 1.24x, and H down 1.13-1.39x; C = 16 500x200 -> 750x300
-//   (2 x 19 KB, 7.2 MB) ran even. f16's direct kernel converts every tap's pixel with vcvtph2ps for
+//   (2 x 19 KB, 7.2 MB) ran even. Nor past kSepF16MaxBytes of dst: on 2 threads (xinterp
+//   bench, old and new builds alternating) 400x400 -> 1000x1000 C = 16 (30.5 MiB) ran
+//   1.01-1.05x the time separable, 200x200 -> 500x500 C = 64 1.03-1.05x and 300x300 ->
+//   750x750 C = 32 (34 MiB, NT stores) 1.30x, where 1 thread had them at 0.88-0.93x; under it
+//   2 threads kept the gains (C = 24 200x200 -> 500x500, 12 MB, 0.83x; C = 9 9.7 MB 0.71x). f16's direct kernel converts every tap's pixel with vcvtph2ps for
 //   each output row that reads it; the W rows convert each src pixel once.
 // - f32 goes separable from 2.5x up with pixels of up to 32 channels and outputs of up to
 //   kSepF32SmallBytes: C = 8-32 0.63-0.91x the time (C = 24 at 40x40 -> 100x100, 0.96 MB,
@@ -428,6 +432,7 @@ namespace {
 constexpr int64_t kSepF32MaxBytes = int64_t(3) << 19;  // 1.5 MiB
 constexpr int64_t kSepF32SmallBytes = int64_t(1) << 20;  // AVX2 f32 from 2.5x up
 constexpr int64_t kSepF16RowsMax = int64_t(40) << 10;    // AVX2 f16 under 2.5x up
+constexpr int64_t kSepF16MaxBytes = int64_t(16) << 20;   // AVX2 f16 under 4x up
 constexpr int64_t kSepF32TailBytes = int64_t(1) << 19;   // AVX2 f32 pixels with a short tail
 bool separable_pays(const problem &p, const h_links &h, kernel_isa k, bool native_bf16) {
     const int64_t w = simd_w_of(k.generator());
@@ -437,7 +442,8 @@ bool separable_pays(const problem &p, const h_links &h, kernel_isa k, bool nativ
     if (k.tier == cpu_isa::avx2 && p.k == 2) {  // the rules measured on the Zen 3 dev VM (above)
         const bool up = p.out[1] > p.in[1], up25 = 2 * p.out[1] >= 5 * p.in[1];
         const int64_t w_rows = 2 * p.out[2] * p.c * 4;  // a row's two f32 W rows
-        if (p.dt == data_type::f16) return up && !(up2_runs && p.c % 8 == 0) && (up25 || w_rows <= kSepF16RowsMax);
+        if (p.dt == data_type::f16 && !up4)
+            return up && !(up2_runs && p.c % 8 == 0) && (up25 || w_rows <= kSepF16RowsMax) && p.dst_bytes <= kSepF16MaxBytes;
         if (p.dt == data_type::f32 && up25 && p.c <= 32 && p.dst_bytes <= kSepF32SmallBytes) return true;
         const int64_t tail = p.c % 8;  // lanes a pixel's last vector holds of its own (1-7), else 0
         if (p.dt == data_type::f32 && up && !up2_runs && tail >= 1 && tail <= 4 && p.c < 24 && p.dst_bytes <= kSepF32TailBytes)

@@ -543,7 +543,8 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
     EXPECT_FALSE(conf(4, {32, 32}, {64, 64}, data_type::bf16).nxc_separable);    // C < simd_w: pass engine
     EXPECT_FALSE(conf(16, {32}, {64}, data_type::bf16).nxc_separable);           // 1-D
     // AVX2 2-D f16: separable where H goes up, but not at exactly 2x half_pixel with pixels of
-    // whole vectors (the direct kernel's same-taps runs), nor with two W rows past 40 KiB under
+    // whole vectors (the direct kernel's same-taps runs), nor past 16 MiB of dst (under 4x up,
+    // where the old rule holds), nor with two W rows past 40 KiB under
     // 2.5x up; f32 from 2.5x up, C <= 32, outputs up to 1 MiB, and under it pixels of C < 24
     // whose last vector holds 1-4 channels of its own, outputs up to 512 KiB, not at exactly
     // 2x half_pixel (jit_conf.cpp, separable_pays).
@@ -555,6 +556,8 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
     EXPECT_FALSE(conf(128, {40, 40}, {50, 50}, data_type::f16).nxc_separable);     // 2 x 25.6 KB
     EXPECT_FALSE(conf(8, {500, 500}, {750, 750}, data_type::f16).nxc_separable);   // 2 x 24 KB
     EXPECT_TRUE(conf(17, {200, 200}, {300, 300}, data_type::f16).nxc_separable);   // 2 x 20.4 KB
+    EXPECT_FALSE(conf(32, {300, 300}, {750, 750}, data_type::f16).nxc_separable);  // 36 MB
+    EXPECT_TRUE(conf(32, {200, 200}, {800, 800}, data_type::f16).nxc_separable);   // 4x: 41 MB
     EXPECT_TRUE(conf(128, {40, 40}, {100, 100}, data_type::f16).nxc_separable);    // 2.5x
     EXPECT_TRUE(conf(16, {30, 30}, {90, 90}, data_type::f32).nxc_separable);       // 3x, 518 KB
     EXPECT_FALSE(conf(16, {60, 60}, {180, 180}, data_type::f32).nxc_separable);    // 2 MB

@@ -32,27 +32,28 @@ struct jit_conf {
     // one c_tail-lane vector. Nearest copies c_bytes per pixel.
     int64_t c_full = 0, c_tail = 0, c_bytes = 0;
     int wtab_stride = 0;  // bytes per ow record in the NXC W table
-    // NXC linear with C < simd_w on the direct kernel (narrow pixels), where the pass engine's
-    // flat rows would gather every lane (narrow_pays in jit_conf.cpp). A pixel is the low C
-    // lanes of a full vector loaded at each tap pixel, and its full-vector store spills into
-    // the pixels after it, which overwrite those lanes with their own. The last edge_px pixels
-    // of a row, whose forward loads or store could leave the row, load each tap as the vector
-    // that ends at its pixel's end instead, move their C lanes down (vpermd) and store exactly
-    // C elements (AVX2), or load and store C lanes under an opmask (AVX-512): nothing outside
-    // the src rows is read, nothing outside the dst row written, and no lane a later pixel
-    // does not rewrite is ever left wrong.
+    // NXC linear with C < simd_w on the direct kernel (narrow pixels), where the pass engine's flat
+    // rows would gather every lane (narrow_pays in jit_conf_rules.cpp). A pixel is the low C lanes
+    // of a full vector loaded at each tap pixel, and its full-vector store spills into the pixels
+    // after it, which overwrite those lanes with their own. The last edge_px pixels of a row, whose
+    // forward loads or store could leave the row, load each tap as the vector that ends at its
+    // pixel's end instead, move their C lanes down (vpermd) and store exactly C elements (AVX2), or
+    // load and store C lanes under an opmask (AVX-512): nothing outside the src rows is read,
+    // nothing outside the dst row written, and no lane a later pixel does not rewrite is ever left
+    // wrong.
     bool narrow = false;
     int64_t edge_px = 0;
-    static constexpr int64_t kNarrowTableMax = int64_t(48) << 10;  // big_window_table in jit_conf.cpp
-    // NXC linear (k >= 2) can run separably: the row kernel makes the W step of each src row
-    // once, as an f32 scratch row of OW * C elements (row_out, ow_* below), and the pass
-    // engine's blends form H and D from those rows, as for NCX. The direct row kernel redoes
-    // the W step for every output row that uses a src row (2x up: twice; 8x up: 8 times).
-    // Chosen where measured to pay (separable_pays in jit_conf.cpp): bf16, or H upsampling >= 4x,
-    // or 3-D whose W-planes fit (then in plane mode), or 3-D in row mode with D pairs (16-bit at
-    // 512 bits; at 256 bits with NT-sized dst f32, and 16-bit whose dst rows are whole pages);
-    // never where output rows rarely share src
-    // rows (fuse_h's rule), where the direct kernel is that fusion already.
+    // big_window_table in jit_conf_rules.cpp
+    static constexpr int64_t kNarrowTableMax = int64_t(48) << 10;
+    // NXC linear (k >= 2) can run separably: the row kernel makes the W step of each src row once,
+    // as an f32 scratch row of OW * C elements (row_out, ow_* below), and the pass engine's blends
+    // form H and D from those rows, as for NCX. The direct row kernel redoes the W step for every
+    // output row that uses a src row (2x up: twice; 8x up: 8 times). Chosen where measured to pay
+    // (separable_pays in jit_conf_rules.cpp): bf16, or H upsampling >= 4x, or on AVX2 2-D f16 and
+    // small f32 outputs under 4x (the rules there), or 3-D whose W-planes fit (then in plane mode),
+    // or 3-D in row mode with D pairs (16-bit at 512 bits; at 256 bits with NT-sized dst f32, and
+    // 16-bit whose dst rows are whole pages); never where output rows rarely share src rows
+    // (fuse_h's rule), where the direct kernel is that fusion already.
     bool nxc_separable = false;
     // Separable NXC bf16 on AVX2 with C a multiple of 16: the f32 W rows hold each flat block of
     // 16 elements as its even elements, then its odd ones. The W step loads the 16 words once
@@ -143,7 +144,7 @@ struct jit_conf {
     static constexpr int64_t kAliasPage = 4096;
     // Whether executions with NT stores take the pairs too: D pairs (d_pairs; the separable
     // pair blends and the direct NXC kernel's D pairs) and H pairs (h_pairs), both outputs
-    // with NT stores (measured in jit_conf.cpp, at d_pairs and h_pairs). Otherwise the pairs
+    // with NT stores (measured in jit_conf_stores.cpp, at d_pairs and h_pairs). Otherwise the pairs
     // serve only executions with plain stores (a dst below nt_min_bytes(threads)), and NT ones
     // go singly.
     bool pairs_nt = false;
@@ -189,7 +190,7 @@ struct jit_conf {
     // 2 * simd_w, OW < simd_w): there the rows make a call or two per slice for a vector or
     // two, and share little (24 x 4 x 39 -> 4 x 1 x 4, C = 52: 6.3-7.9 -> 2.6-5.1 us, oneDNN
     // 4.9-10 us), and where 2-D fused rows would gather every lane for a few outputs (see
-    // jit_conf.cpp). Flat: one call per plane
+    // jit_conf_stores.cpp). Flat: one call per plane
     // walks its whole output volume (OD * OH * OW elements, in order) a vector at a time, and
     // every lane gathers its own 2^k taps from the plane's src volume, then takes the W steps,
     // the H steps and the D step with its own weights, in the canonical order. One record per
@@ -389,7 +390,7 @@ struct jit_conf {
     // (jit_stream_copy.hpp) writes it with aligned NT stores to each dst row that repeats its
     // src row. Only where H upsampling by 2x or more makes rows repeat; rows over kStreamRowMax
     // would not stay in L2. Otherwise plain stores. Direct NXC 3-D linear likewise, each row
-    // (a D pair: both rows) once, where dst passes stream_min_bytes (jit_conf.cpp).
+    // (a D pair: both rows) once, where dst passes stream_min_bytes (jit_conf_stores.cpp).
     static constexpr int64_t kStreamRowMax = int64_t(256) << 10;
     bool nt_stream = false;
     int64_t stream_off = 0;

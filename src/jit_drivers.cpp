@@ -39,7 +39,7 @@ public:
                 copy_ = std::make_unique<jit_stream_copy>(conf_.dst_row_bytes, false);
                 copy_->generate();
             }
-            // Nearest pairs: plain stores only (jit_conf.cpp); NT executions write rows singly.
+            // Nearest pairs: plain stores only (jit_conf_stores.cpp); NT executions write rows singly.
             const bool nearest = p.algorithm == alg::nearest;
             if (conf_.row_pairs) make(pair_kind::chained, pair_, nearest ? nullptr : &pair_nt_);
             if (conf_.same_pairs) make(pair_kind::same_taps, same_, &same_nt_);
@@ -51,7 +51,7 @@ public:
             if (conf_.same_run > 0 && std::find(runs.begin(), runs.end(), 1) != runs.end())
                 make(pair_kind::same_run, run_, conf_.run_nt ? &run_nt_ : nullptr);
             // D pairs where dst is NT-sized (conf.pairs_nt): both rows with NT stores (the
-            // measurements in jit_conf.cpp, at d_pairs).
+            // measurements in jit_conf_stores.cpp, at d_pairs).
             if (conf_.d_pairs) make(pair_kind::d_same, dpair_, conf_.pairs_nt ? &dpair_nt_ : nullptr);
         }
         arena_.seal();

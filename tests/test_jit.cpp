@@ -547,7 +547,7 @@ TEST(jit_conf, separable_nxc_where_it_pays) {
     // (where the old rule holds), nor with two W rows past 40 KiB under 2.5x up; f32 from 2.5x
     // up, C <= 32, outputs up to 1 MiB, and under it pixels of C < 24 whose last vector holds
     // 1-4 channels of its own, outputs up to 512 KiB, not at exactly 2x half_pixel
-    // (jit_conf.cpp, separable_pays).
+    // (jit_conf_rules.cpp, separable_pays).
     EXPECT_TRUE(conf(17, {33, 33}, {65, 65}, data_type::f16).nxc_separable);       // c17
     EXPECT_TRUE(conf(17, {40, 40}, {80, 80}, data_type::f16).nxc_separable);       // 2x, a tail
     EXPECT_FALSE(conf(24, {40, 40}, {80, 80}, data_type::f16).nxc_separable);      // 2x, whole

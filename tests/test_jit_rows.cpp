@@ -265,7 +265,7 @@ TEST(jit_bitwise, nxc_linear_same_runs) {
     });
 }
 
-// The AVX2 separable picks of 2-D NXC linear (jit_conf.cpp, separable_pays): f16 upsampling
+// The AVX2 separable picks of 2-D NXC linear (jit_conf_rules.cpp, separable_pays): f16 upsampling
 // with a channel tail at 1.25-2x (exactly 2x too), whole vectors at 1.5x and 2.5x, f32 from
 // 2.5x up and f32 pixels whose last vector holds 1-4 channels (C = 9, 17, 20) under it,
 // checked as separable (W rows, then blends), bit for bit at 1 and 2 threads, with and

@@ -1,0 +1,108 @@
+// What jit_conf.cpp, jit_conf_rules.cpp and jit_conf_stores.cpp share: make_jit_conf's helpers
+// and stages. Internal to the library (namespace conf_detail); tests reach the rules through
+// make_jit_conf and the *_for_testing knobs only.
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+
+#include "../src/numeric.hpp"
+#include "../src/problem.hpp"
+#include "jit_conf.hpp"
+
+namespace xinterp {
+namespace conf_detail {
+
+inline int simd_w_of(cpu_isa isa) { return isa >= cpu_isa::avx512_core ? 16 : 8; }
+
+// How consecutive output rows' taps on one axis relate (linear, one pass; H unless told):
+// `shared`, rows that share a src row with the row before (each a W-row cache hit); `chained`,
+// rows whose i0 is the row before's i1, and `same`, rows with the row before's two taps (row
+// pairs for the direct NXC kernel; on the D axis, D pairs).
+struct h_links {
+    int64_t shared = 0, chained = 0, same = 0;
+    bool rarely_shared(const problem &p, int axis = 1) const { return shared * 4 <= p.out[axis]; }
+};
+
+h_links scan_h_links(const problem &p, int axis = 1);
+
+// D pairs pay where at least a quarter of the od repeat the taps of the od before
+// (jit_conf::d_pairs: the direct NXC kernel and the 3-D plane blends alike). d: the D axis's
+// scan_h_links.
+inline bool d_taps_repeat(const problem &p, const h_links &d) { return d.same * 4 >= p.out[0]; }
+
+// The flat rows' limits (jit_can_serve): gathers take signed 32-bit element indices scaled by
+// 4, and records use 32-bit offsets. fc: elements per W column (1 for NCX, C for NXC).
+inline bool flat_rows_fit(const problem &p, int64_t fc) {
+    return p.in[2] * fc < (int64_t(1) << 28) && p.out[2] * fc < (int64_t(1) << 26);
+}
+
+// Output column o's W taps, as make_axis has them. The narrow-pixel rules build no table of
+// their own (make_jit_conf makes one for the flat rows only).
+inline linear_tap w_tap(const problem &p, int64_t o) { return linear_coord(o, p.in[2], p.out[2], p.ctm); }
+
+// Rows of row_in src and row_out dst elements, in vectors of simd_w lanes.
+void set_row_lengths(jit_conf &c, int64_t row_in, int64_t row_out);
+// Rows as flat runs of W * flat_c elements.
+void set_flat_rows(jit_conf &c, int64_t flat_c);
+// How a gather is spelled where no window serves (jit_conf::gather_by_insert).
+bool insert_spelling(cpu_isa isa);
+// jit_conf::flat (and wplane_flat_conf): a flat row of row_in src and row_out dst elements,
+// every other pass-engine path off.
+void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out);
+// The up2 W run and the h2 H rows (jit_conf.cpp).
+bool is_up2_tap(int64_t o, const linear_tap &t);
+
+// jit_conf::window, window2, pair_vecs and pair_tail of flat rows (set_flat_rows): the window
+// path needs each vector's i0 (and i1) within simd_w consecutive elements, the two-window path
+// (512 bits, rows of 2 * simd_w or more) within 2 * simd_w. taps(o): output column
+// o's W taps (nearest: its index in both). A row shorter than a vector is one window on
+// AVX-512, loaded under an opmask (jit_conf::short_window); AVX2 has no cheap masked load.
+template <class Taps>
+void scan_windows(jit_conf &c, const Taps &taps, bool lin) {
+    const int64_t w = c.simd_w;
+    c.window = c.row_in >= w || c.isa >= cpu_isa::avx512_core;
+    bool window2 = w == 16 && c.row_in >= 2 * w;  // jit_conf::window2, while it holds
+    bool pairs_open = lin;  // still counting window pairs (see pair_vecs)
+    for (int64_t v = 0; v < c.ow_vecs && (c.window || window2); ++v) {
+        int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {-1, -1};
+        bool neighbours = true;
+        int64_t col = -1, tap[2] = {0, 0};  // output column o and its src columns i0, i1
+        // (o, ch) of element e: stepped along e, not divided out per element
+        const int64_t end = std::min(c.row_out, (v + 1) * w);
+        for (int64_t e = v * w, o = e / c.flat_c, ch = e % c.flat_c; e < end; ++e) {
+            if (o != col) {  // a column's taps serve all its flat_c channels
+                col = o;
+                const linear_tap t = taps(o);
+                tap[0] = t.i0, tap[1] = t.i1;
+                neighbours = neighbours && lin && t.i1 == t.i0 + 1;
+            }
+            for (int i = 0; i < 2; ++i) {
+                const int64_t ix = tap[i] * c.flat_c + ch;
+                lo[i] = std::min(lo[i], ix), hi[i] = std::max(hi[i], ix);
+            }
+            if (++ch == c.flat_c) ch = 0, ++o;
+        }
+        c.window = c.window && hi[0] - lo[0] < w && hi[1] - lo[1] < w;
+        window2 = window2 && hi[0] - lo[0] < 2 * w && hi[1] - lo[1] < 2 * w;
+        pairs_open = pairs_open && neighbours && hi[1] - lo[0] < w;
+        if (pairs_open && v < c.ow_full) ++c.pair_vecs;
+        else if (pairs_open) c.pair_tail = true;
+    }
+    if (!c.window) c.pair_vecs = 0, c.pair_tail = false;
+    c.window2 = !c.window && window2;
+}
+
+// The rules (jit_conf_rules.cpp).
+// jit_conf::edge_px of narrow pixels of w lanes, or -1 where they cannot serve the row.
+int64_t narrow_edge_px(const problem &p, int64_t w, bool masked);
+// Whether the direct NXC linear kernel runs separably (W rows once per src row, then blends).
+bool separable_pays(const problem &p, const h_links &h, kernel_isa k, bool native_bf16);
+
+// The last stages (jit_conf_stores.cpp): how rows are stored, then how they are grouped.
+void set_stores(jit_conf &c, const problem &p);
+void set_groups(jit_conf &c, const problem &p, const h_links &hl, const h_links &dl);
+
+}  // namespace conf_detail
+}  // namespace xinterp

@@ -353,16 +353,16 @@ void set_direct(jit_conf &c, const problem &p, kernel_isa k, const h_links &hl, 
             c.d_pairs = repeat;
         }
     }
-    // 2-D pairs, not for 512-bit f32 pixels of 25+ channels that end off a cache line (C % 16 !=
-    // 0): there every store crosses a line, and two output rows written a vector each in turn ran
-    // slower than one row at a time. A/B on the Xeon dev VM (Emerald Rapids) (bench_ab, single rows
-    // against pairs and runs, 1 thread, dst in L2): 33x33 -> 65x65 C = 25-90 0.43-0.96x the time
-    // (median of two runs each: C = 25 0.69x, 47 0.56x, 63 0.67x, 90 0.72x), 30x30 -> 60x60 C = 100
-    // 0.77x, C = 188 0.83x, C = 217 0.67x, 40x10 -> 80x20 C = 217 0.63x, 100x100 -> 200x200 C = 25
-    // 0.87x, the sweep's 251x1 -> 1690x5 C = 217 (7.3 MB) 0.70x; C = 17-24 ran 0.90-1.39x single,
-    // so their pairs stay, as do pixels of whole lines (C = 128: 1.12x single) and f16, whose
-    // 32-byte stores ran 1.33-1.86x single even off a line. 3-D D pairs stay too (C = 40-150
-    // 1.01-1.42x single; C = 217 0.68-1.02x).
+    // 2-D pairs, not for 512-bit f32 pixels of 25+ channels that end off a cache line (C % 16
+    // != 0): there every store crosses a line, and two output rows written a vector each in
+    // turn ran slower than one row at a time. A/B on the Xeon dev VM (Emerald Rapids)
+    // (bench_ab, single rows against pairs and runs, 1 thread, dst in L2): 33x33 -> 65x65 C =
+    // 25-90 0.43-0.96x the time (median of two runs each: C = 25 0.69x, 47 0.56x, 63 0.67x, 90
+    // 0.72x), 30x30 -> 60x60 C = 100 0.77x, C = 188 0.83x, C = 217 0.67x, 40x10 -> 80x20 C =
+    // 217 0.63x, 100x100 -> 200x200 C = 25 0.87x, the sweep's 251x1 -> 1690x5 C = 217 (7.3 MB)
+    // 0.70x; C = 17-24 ran 0.90-1.39x single, so their pairs stay, as do pixels of whole lines
+    // (C = 128: 1.12x single) and f16, whose 32-byte stores ran 1.33-1.86x single even off a
+    // line. 3-D D pairs stay too (C = 40-150 1.01-1.42x single; C = 217 0.68-1.02x).
     const bool split_px_rows = w == 16 && c.dt == data_type::f32 && c.C % w != 0 && c.C >= 25;
     c.row_pairs = lin && c.k == 2 && !c.nxc_separable && !split_px_rows && hl.chained * 4 >= p.out[1];
     c.same_pairs = lin && c.k == 2 && !c.nxc_separable && !split_px_rows && hl.same * 4 >= p.out[1];

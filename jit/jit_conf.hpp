@@ -32,28 +32,29 @@ struct jit_conf {
     // one c_tail-lane vector. Nearest copies c_bytes per pixel.
     int64_t c_full = 0, c_tail = 0, c_bytes = 0;
     int wtab_stride = 0;  // bytes per ow record in the NXC W table
-    // NXC linear with C < simd_w on the direct kernel (narrow pixels), where the pass engine's flat
-    // rows would gather every lane (narrow_pays in jit_conf_rules.cpp). A pixel is the low C lanes
-    // of a full vector loaded at each tap pixel, and its full-vector store spills into the pixels
-    // after it, which overwrite those lanes with their own. The last edge_px pixels of a row, whose
-    // forward loads or store could leave the row, load each tap as the vector that ends at its
-    // pixel's end instead, move their C lanes down (vpermd) and store exactly C elements (AVX2), or
-    // load and store C lanes under an opmask (AVX-512): nothing outside the src rows is read,
-    // nothing outside the dst row written, and no lane a later pixel does not rewrite is ever left
-    // wrong.
+    // NXC linear with C < simd_w on the direct kernel (narrow pixels), where the pass engine's
+    // flat rows would gather every lane (narrow_pays in jit_conf_rules.cpp). A pixel is the low
+    // C lanes of a full vector loaded at each tap pixel, and its full-vector store spills into
+    // the pixels after it, which overwrite those lanes with their own. The last edge_px pixels
+    // of a row, whose forward loads or store could leave the row, load each tap as the vector
+    // that ends at its pixel's end instead, move their C lanes down (vpermd) and store exactly
+    // C elements (AVX2), or load and store C lanes under an opmask (AVX-512): nothing outside
+    // the src rows is read, nothing outside the dst row written, and no lane a later pixel does
+    // not rewrite is ever left wrong.
     bool narrow = false;
     int64_t edge_px = 0;
     // big_window_table in jit_conf_rules.cpp
     static constexpr int64_t kNarrowTableMax = int64_t(48) << 10;
-    // NXC linear (k >= 2) can run separably: the row kernel makes the W step of each src row once,
-    // as an f32 scratch row of OW * C elements (row_out, ow_* below), and the pass engine's blends
-    // form H and D from those rows, as for NCX. The direct row kernel redoes the W step for every
-    // output row that uses a src row (2x up: twice; 8x up: 8 times). Chosen where measured to pay
-    // (separable_pays in jit_conf_rules.cpp): bf16, or H upsampling >= 4x, or on AVX2 2-D f16 and
-    // small f32 outputs under 4x (the rules there), or 3-D whose W-planes fit (then in plane mode),
-    // or 3-D in row mode with D pairs (16-bit at 512 bits; at 256 bits with NT-sized dst f32, and
-    // 16-bit whose dst rows are whole pages); never where output rows rarely share src rows
-    // (fuse_h's rule), where the direct kernel is that fusion already.
+    // NXC linear (k >= 2) can run separably: the row kernel makes the W step of each src row
+    // once, as an f32 scratch row of OW * C elements (row_out, ow_* below), and the pass
+    // engine's blends form H and D from those rows, as for NCX. The direct row kernel redoes
+    // the W step for every output row that uses a src row (2x up: twice; 8x up: 8 times).
+    // Chosen where measured to pay (separable_pays in jit_conf_rules.cpp): bf16, or H
+    // upsampling >= 4x, or on AVX2 2-D f16 and small f32 outputs under 4x (the rules there), or
+    // 3-D whose W-planes fit (then in plane mode), or 3-D in row mode with D pairs (16-bit at
+    // 512 bits; at 256 bits with NT-sized dst f32, and 16-bit whose dst rows are whole pages);
+    // never where output rows rarely share src rows (fuse_h's rule), where the direct kernel is
+    // that fusion already.
     bool nxc_separable = false;
     // Separable NXC bf16 on AVX2 with C a multiple of 16: the f32 W rows hold each flat block of
     // 16 elements as its even elements, then its odd ones. The W step loads the 16 words once
@@ -143,8 +144,8 @@ struct jit_conf {
     // the dst in these bits, and column-block slots start whole pages apart.
     static constexpr int64_t kAliasPage = 4096;
     // Whether executions with NT stores take the pairs too: D pairs (d_pairs; the separable
-    // pair blends and the direct NXC kernel's D pairs) and H pairs (h_pairs), both outputs
-    // with NT stores (measured in jit_conf_stores.cpp, at d_pairs and h_pairs). Otherwise the pairs
+    // pair blends and the direct NXC kernel's D pairs) and H pairs (h_pairs), both outputs with
+    // NT stores (measured in jit_conf_stores.cpp, at d_pairs and h_pairs). Otherwise the pairs
     // serve only executions with plain stores (a dst below nt_min_bytes(threads)), and NT ones
     // go singly.
     bool pairs_nt = false;

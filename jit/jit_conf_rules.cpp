@@ -177,20 +177,21 @@ namespace conf_detail {
 // Never where rows are rarely shared: the direct kernel is that fusion already.
 // AVX2 kernels under 4x up, bench_ab against the direct kernel (both builds in one process,
 // 2-D, C = 8-128 at 40x40 -> 50x50 .. 100x100, 30x30 -> 90x90 and 20x20 -> 70x70, and larger):
-// - f16 goes separable wherever H goes up, but at exactly 2x half_pixel with whole-vector pixels
-//   (the direct kernel's same-taps runs: C = 8-128 0.96-1.04x) and where the two W rows pass
-//   kSepF16RowsMax under 2.5x up: C = 8-128 at 1.25-2x 0.68-0.96x the time (C % 8 != 0 at 2x: C =
-//   12 0.87x, 17 0.80x; c17 0.78-0.79x, c23 0.89-0.95x), at 2.5-3.5x 0.48-0.84x (C = 64 100x100 ->
-//   250x250, 8 MB, 0.84x), 200x200 -> 300x300 C = 17 (W rows of 2 x 20 KB) 0.78x, 800x300 ->
-//   1200x450 C = 9 (2 x 16 KB, 9.7 MB) 0.73-0.75x; but C = 128 at 40x40 -> 50x50 (2 x 25.6 KB)
-//   1.08x, C = 8 500x500 -> 750x750 (2 x 24 KB, 9 MB) 1.12-1.14x, C = 24 300x300 -> 450x450 (2 x 43
-//   KB) 1.24x, and H down 1.13-1.39x; C = 16 500x200 -> 750x300 (2 x 19 KB, 7.2 MB) ran even. Nor
-//   past kSepF16MaxBytes of dst: on 2 threads (xinterp bench, old and new builds alternating)
-//   400x400 -> 1000x1000 C = 16 (30.5 MiB) ran 1.01-1.05x the time separable, 200x200 -> 500x500 C
-//   = 64 1.03-1.05x and 300x300 -> 750x750 C = 32 (34 MiB, NT stores) 1.30x, where 1 thread had
-//   them at 0.88-0.93x; under it 2 threads kept the gains (C = 24 200x200 -> 500x500, 12 MB, 0.83x;
-//   C = 9 9.7 MB 0.71x). f16's direct kernel converts every tap's pixel with vcvtph2ps for each
-//   output row that reads it; the W rows convert each src pixel once.
+// - f16 goes separable wherever H goes up, but at exactly 2x half_pixel with whole-vector
+//   pixels (the direct kernel's same-taps runs: C = 8-128 0.96-1.04x) and where the two W rows
+//   pass kSepF16RowsMax under 2.5x up: C = 8-128 at 1.25-2x 0.68-0.96x the time (C % 8 != 0 at
+//   2x: C = 12 0.87x, 17 0.80x; c17 0.78-0.79x, c23 0.89-0.95x), at 2.5-3.5x 0.48-0.84x (C = 64
+//   100x100 -> 250x250, 8 MB, 0.84x), 200x200 -> 300x300 C = 17 (W rows of 2 x 20 KB) 0.78x,
+//   800x300 -> 1200x450 C = 9 (2 x 16 KB, 9.7 MB) 0.73-0.75x; but C = 128 at 40x40 -> 50x50 (2
+//   x 25.6 KB) 1.08x, C = 8 500x500 -> 750x750 (2 x 24 KB, 9 MB) 1.12-1.14x, C = 24 300x300 ->
+//   450x450 (2 x 43 KB) 1.24x, and H down 1.13-1.39x; C = 16 500x200 -> 750x300 (2 x 19 KB, 7.2
+//   MB) ran even. Nor past kSepF16MaxBytes of dst: on 2 threads (xinterp bench, old and new
+//   builds alternating) 400x400 -> 1000x1000 C = 16 (30.5 MiB) ran 1.01-1.05x the time
+//   separable, 200x200 -> 500x500 C = 64 1.03-1.05x and 300x300 -> 750x750 C = 32 (34 MiB, NT
+//   stores) 1.30x, where 1 thread had them at 0.88-0.93x; under it 2 threads kept the gains (C
+//   = 24 200x200 -> 500x500, 12 MB, 0.83x; C = 9 9.7 MB 0.71x). f16's direct kernel converts
+//   every tap's pixel with vcvtph2ps for each output row that reads it; the W rows convert each
+//   src pixel once.
 // - f32 goes separable from 2.5x up with pixels of up to 32 channels and outputs of up to
 //   kSepF32SmallBytes: C = 8-32 0.63-0.91x the time (C = 24 at 40x40 -> 100x100, 0.96 MB,
 //   1.02x), where 2 MB ran 1.00x, 5.8 MB 1.08x and 13-23 MB (NT stores) 1.18-1.46x, C = 48

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "../src/problem.hpp"
 
@@ -420,6 +421,8 @@ struct jit_conf {
     int64_t src_row_bytes = 0, dst_row_bytes = 0;
 };
 
+// The conf's choices in words, one phrase each (jit_conf_plan.cpp): the dump's "; plan:" lines.
+std::vector<std::string> describe_plan(const jit_conf &c);
 // jit_conf::flat_w: the conf of the W pass that makes a flat W-plane (one D slice of p).
 jit_conf wplane_flat_conf(const jit_conf &c, const problem &p);
 // The conf of a column block of px pixels of c's rows (jit_conf::d_cols): the W step and the

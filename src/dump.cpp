@@ -15,6 +15,8 @@ std::string disassemble(const kernel &k) {
     os << "; isa: " << (k.isa() == cpu_isa::none ? "reference (no generated code)" : cpu_isa_name(k.isa()));
     if (k.code_isa().ymm) os << ", 256-bit vectors (cpu_isa_hints: the 256-bit generators at an AVX-512 tier)";
     os << "\n";
+    const auto plan = k.plan();
+    for (size_t i = 0; i < plan.size(); ++i) os << (i == 0 ? "; plan: " : ";       ") << plan[i] << "\n";
     const auto parts = k.parts();
     char line[160];
     for (const auto &pt : parts) {

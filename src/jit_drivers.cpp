@@ -243,6 +243,7 @@ public:
     void execute(const void *src, void *dst) const override { inner_->execute(src, dst); }
     std::vector<code_part> parts() const override { return inner_->parts(); }
     size_t generated_functions() const override { return inner_->generated_functions(); }
+    std::vector<std::string> plan() const override { return inner_->plan(); }
     std::string runs_as() const override {
         const std::string further = inner_->runs_as();
         return further.empty() ? inner_->prob().str() : further;

@@ -35,6 +35,7 @@ public:
     }
 
     size_t generated_functions() const override { return arena_.blocks(); }
+    std::vector<std::string> plan() const override { return describe_plan(conf_); }
 
     // Per-thread scratch, kept across executions so that small problems allocate nothing. It
     // starts on a 64-byte line: the W rows in it are read and written in whole vectors, which

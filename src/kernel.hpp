@@ -32,6 +32,9 @@ public:
     // A kernel that computes its problem as another one over the same bytes (the unit-axis
     // views, jit_drivers.cpp): that problem, as problem::str() prints it; else empty.
     virtual std::string runs_as() const { return {}; }
+    // The generated code's choices in words, one phrase each (describe_plan, jit_conf): the
+    // dump's "; plan:" lines. Empty for the reference.
+    virtual std::vector<std::string> plan() const { return {}; }
     const uint8_t *code() const {  // the first part, or nullptr for the reference
         const auto p = parts();
         return p.empty() ? nullptr : p.front().code;

@@ -357,6 +357,56 @@ TEST(jit_conf, plane_mode_for_small_planes) {
     EXPECT_FALSE(conf(3, {15}, {73}).plane_mode);                // 1-D
 }
 
+// The dump's plan lines (describe_plan): each names the choices its conf holds, and only those.
+TEST(jit_conf, plans_name_the_choices) {
+    auto plan = [](data_format f, data_type t, mode m, int64_t c, std::vector<int64_t> in, std::vector<int64_t> out,
+                   kernel_isa k = cpu_isa::avx2) {
+        const auto d = problem_builder().src(layout(f, 1, c, in)).sizes(out).fmt(f).mode(m).dt(t);
+        std::string all;
+        for (const std::string &s : describe_plan(make_jit_conf(make_problem(d), k))) all += s + "\n";
+        return all;
+    };
+    auto has = [](const std::string &all, const char *what) { return all.find(what) != std::string::npos; };
+    nt_threshold nt(size_t(1) << 40);  // no NT line: the host's threshold stays out of it
+    const auto ncx = data_format::ncx, nxc = data_format::nxc;
+    const auto f32 = data_type::f32, bf16 = data_type::bf16;
+    const auto lin = mode::linear;
+    const std::string fpn = plan(ncx, f32, lin, 256, {32, 32}, {64, 64});
+    EXPECT_TRUE(has(fpn, "pass engine: rows of 32 -> 64 elements") && has(fpn, "(up2_groups)") && has(fpn, "(h2_pairs)")) << fpn;
+    EXPECT_FALSE(has(fpn, "row mode") || has(fpn, "scratch") || has(fpn, "bf16") || has(fpn, "NT")) << fpn;
+    const std::string up = plan(ncx, f32, lin, 3, {224, 224}, {512, 512});
+    EXPECT_TRUE(has(up, "(per_p)") && has(up, "row mode: 2 W-row slots of 2 KiB") && has(up, "(h_pairs)")) << up;
+    const std::string runs = plan(nxc, f32, lin, 256, {32, 32}, {64, 64});
+    EXPECT_TRUE(has(runs, "direct NXC kernel: pixels of 32 vectors") && has(runs, "runs of 2 (same_run)")) << runs;
+    EXPECT_FALSE(has(runs, "separable") || has(runs, "pass engine")) << runs;
+    const std::string c17 = plan(nxc, data_type::f16, lin, 17, {33, 33}, {65, 65});
+    EXPECT_TRUE(has(c17, "pixels of 2 vectors and one ending at C = 17") && has(c17, "separable:")) << c17;
+    const std::string flat = plan(ncx, f32, lin, 32, {24, 4, 39}, {4, 1, 4});
+    EXPECT_TRUE(has(flat, "flat: one call per plane over its 16 outputs, each lane with its own 8 taps")) << flat;
+    EXPECT_FALSE(has(flat, "row mode") || has(flat, "W taps")) << flat;
+    const std::string narrow = plan(nxc, f32, lin, 3, {1080, 1920}, {224, 224});
+    EXPECT_TRUE(has(narrow, "narrow pixels: C = 3")) << narrow;
+    // bf16's rounding by tier: AVX2 (and the 256-bit generators), AVX-512 in integer code, the
+    // BF16 tier natively; nearest copies bits and rounds nothing.
+    const std::vector<int64_t> in{32, 32}, out{64, 64};
+    EXPECT_TRUE(has(plan(nxc, bf16, lin, 64, in, out), "Veltkamp's split"));
+    EXPECT_TRUE(has(plan(nxc, bf16, lin, 64, in, out, kernel_isa(cpu_isa::avx512_core, true)), "Veltkamp's split"));
+    EXPECT_TRUE(has(plan(nxc, bf16, lin, 64, in, out, cpu_isa::avx512_core), "without the NaN and zero fixups"));
+    EXPECT_TRUE(has(plan(nxc, bf16, lin, 64, in, out, cpu_isa::avx512_core_bf16), "vcvtneps2bf16"));
+    EXPECT_FALSE(has(plan(nxc, bf16, mode::nearest, 64, in, out), "bf16"));
+    EXPECT_TRUE(describe_plan(jit_conf{}).empty()) << "no conf, no plan";
+    // The dump prints them under the header, the reference none.
+    const auto d = problem_builder().src(layout(ncx, 1, 3, {224, 224})).sizes({512, 512}).fmt(ncx).mode(lin);
+    const std::string ref = primitive(primitive_desc(d, impl_kind::reference)).dump_asm();
+    EXPECT_EQ(ref.find("; plan:"), std::string::npos) << ref;
+    const primitive_desc pd(d);
+    if (pd.isa() == cpu_isa::none) GTEST_SKIP() << "no JIT tier on this host: the reference serves every problem";
+    const std::string code = primitive(pd).dump_asm();
+    const size_t at = code.find("; plan: pass engine: rows of 224 -> 512 elements\n;       W taps by");
+    EXPECT_NE(at, std::string::npos) << code.substr(0, 800);
+    EXPECT_LT(at, code.find("; part ")) << "the plan comes before the code";
+}
+
 // Which linear problems fuse the H step: H downsampling whose output rows share no src row.
 TEST(jit_conf, fused_h_step_only_without_row_reuse) {
     auto conf = [](std::vector<int64_t> in, std::vector<int64_t> out, coordinate_transformation_mode ct) {

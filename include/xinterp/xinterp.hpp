@@ -100,7 +100,8 @@ public:
     // `sizes` is the op's optional input 1 (s32, length k): it sets dst's spatial dims for this call.
     void execute(const void *src, const int32_t *sizes, size_t sizes_len, void *dst) const;
 
-    // Intel-syntax listing (address, bytes, instruction) headed by the kernel name and descriptor.
+    // Intel-syntax listing (address, bytes, instruction) headed by the kernel name, the
+    // descriptor, the tier and the plan (the kernel's choices in words, one per line).
     std::string dump_asm() const;
     const primitive_desc &get_primitive_desc() const { return pd_; }
 

@@ -25,7 +25,7 @@ void direct(const jit_conf &c, std::vector<std::string> &v) {
     const bool lin = c.algorithm == alg::linear;
     if (!lin) {
         v.push_back("direct NXC kernel: pixel copies of " + count(c.c_bytes, "byte"));
-        if (c.row_pairs) v.push_back("rows that repeat a src row in pairs from one load (row_pairs)");
+        if (c.row_pairs) v.push_back("rows that repeat a src row in pairs from one call, with plain stores (row_pairs)");
         if (c.copy_rows) v.push_back("rows that repeat a src row copied from the row before (copy_rows)");
         return;
     }
@@ -129,7 +129,7 @@ void stores(const jit_conf &c, std::vector<std::string> &v) {
         if (c.nt_lines) s += ", bf16 in whole lines (nt_lines)";
         v.push_back(s);
     }
-    if (c.nt_stream) v.push_back("rows made in scratch, streamed to dst with NT stores (nt_stream)");
+    if (c.nt_stream) v.push_back("rows made once in scratch, streamed to dst where the execution takes NT stores (nt_stream)");
     if (c.copy_aligned) v.push_back("rows made in scratch, copied with aligned stores (copy_aligned)");
     if (c.blend_lines || c.plane_lines) v.push_back("rows stored as whole aligned 64-byte lines (" + std::string(c.blend_lines ? "blend_lines)" : "plane_lines)"));
     if (c.dt == data_type::bf16 && c.algorithm == alg::linear) {

@@ -54,7 +54,7 @@ void w_taps(const jit_conf &c, std::vector<std::string> &v) {
     if (c.window) s += "one window load and a permute per tap (window)";
     else if (c.window2) s += "two window loads and a two-source permute (window2)";
     else if (c.gather_by_insert) s += "element loads and inserts (gather_by_insert)";
-    else s += "gathers";
+    else s += "hardware gathers (vgatherdps, 16-bit as dwords)";
     if (c.shuf_windows) s += ", 16-bit words shuffled in place (shuf_windows)";
     if (c.pair_vecs || c.pair_tail) s += ", both taps from one load on " + count(c.pair_vecs + (c.pair_tail ? 1 : 0), "vector") + " (pair_vecs)";
     v.push_back(s);

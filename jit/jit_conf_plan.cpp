@@ -103,8 +103,7 @@ void blends(const jit_conf &c, std::vector<std::string> &v) {
     }
     if (c.k < 2) return;
     if (c.plane_mode) {
-        std::string s = "plane mode: " + num(c.n_wplanes) + " W-plane" + (c.n_wplanes > 1 ? "s" : "") + " of " + bytes(c.wplane_bytes) +
-                        " per thread, then blends (plane_mode)";
+        std::string s = "plane mode: " + count(c.n_wplanes, "W-plane") + " of " + bytes(c.wplane_bytes) + " per thread, then blends (plane_mode)";
         if (c.wplane_cols) s += ", W-planes made column by column (wplane_cols" + std::string(c.cols_inlane ? ", cols_inlane)" : ")");
         if (c.flat_w) s += ", W-planes as flat passes (flat_w)";
         v.push_back(s);

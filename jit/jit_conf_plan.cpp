@@ -84,6 +84,8 @@ void pass(const jit_conf &c, std::vector<std::string> &v) {
     if (!lin) {
         if (c.plane_mode) v.push_back("plane mode: one call per plane (plane_mode)");
         if (c.nearest_row_pairs) v.push_back("rows that repeat a src row in pairs (nearest_row_pairs)");
+        if (c.prefetch_bytes > 0)
+            v.push_back("the first " + num(c.prefetch_bytes) + " bytes of the next src row prefetched where it starts a new stream (prefetch_bytes)");
     }
 }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <xmmintrin.h>
 #include <string>
 
 #include "../jit/jit_interp_kernel.hpp"
@@ -210,6 +211,17 @@ private:
         return (plane * p.in[0] + id) * p.in[1] + ih;
     }
 
+    // Nearest row mode (conf.prefetch_bytes): the start of the src row of the row after o, while
+    // o's row (src row key) is made, unless it is key's row or the next one in memory, which
+    // the hardware prefetcher streams into.
+    void prefetch_next(row_id o, int64_t key, const uint8_t *src) const {
+        step(o);
+        const int64_t next = src_row(o.plane, tables_.d.nearest[o.od], tables_.h.nearest[o.oh]);
+        if (next == key || next == key + 1) return;
+        const char *row = reinterpret_cast<const char *>(src + next * conf_.src_row_bytes);
+        for (int64_t b = 0; b < conf_.prefetch_bytes; b += 64) _mm_prefetch(row + b, _MM_HINT_T0);
+    }
+
     void run_nearest(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {
         const uint8_t *src = x.src;
         uint8_t *dst = x.dst;
@@ -234,6 +246,7 @@ private:
                 if (key != prev) {
                     a.src = src + key * conf_.src_row_bytes;
                     a.dst = row_buf;
+                    if (conf_.prefetch_bytes && r + 1 < r1) prefetch_next(o, key, src);
                     fn(&a);
                     prev = key;
                 }
@@ -251,6 +264,7 @@ private:
             a.src = src + key * conf_.src_row_bytes;
             a.dst = out;
             prev = key;
+            if (conf_.prefetch_bytes && r + 1 < r1) prefetch_next(o, key, src);
             if (pair_fn && r + 1 < r1) {  // the next row repeats this one's src row: both at once
                 row_id on = o;
                 step(on);

@@ -384,6 +384,9 @@ TEST(jit_conf, plans_name_the_choices) {
     const std::string flat = plan(ncx, f32, lin, 32, {24, 4, 39}, {4, 1, 4});
     EXPECT_TRUE(has(flat, "flat: one call per plane over its 16 outputs, each lane with its own 8 taps")) << flat;
     EXPECT_FALSE(has(flat, "row mode") || has(flat, "W taps")) << flat;
+    const std::string down = plan(ncx, f32, mode::nearest, 216, {78, 376}, {22, 705});
+    EXPECT_TRUE(has(down, "the first 1504 bytes of the next src row prefetched")) << down;
+    EXPECT_FALSE(has(plan(ncx, f32, mode::nearest, 8, {40, 40}, {20, 100}), "prefetched"));
     const std::string narrow = plan(nxc, f32, lin, 3, {1080, 1920}, {224, 224});
     EXPECT_TRUE(has(narrow, "narrow pixels: C = 3")) << narrow;
     // bf16's rounding by tier: AVX2 (and the 256-bit generators), AVX-512 in integer code, the
@@ -405,6 +408,26 @@ TEST(jit_conf, plans_name_the_choices) {
     const size_t at = code.find("; plan: pass engine: rows of 224 -> 512 elements\n;       W taps by");
     EXPECT_NE(at, std::string::npos) << code.substr(0, 800);
     EXPECT_LT(at, code.find("; part ")) << "the plan comes before the code";
+}
+
+// Which nearest problems prefetch the next src row (jit_conf::prefetch_bytes): row mode whose
+// W taps touch every src line; at most the first kPrefetchRowBytes of the row.
+TEST(jit_conf, prefetch_rows_where_taps_touch_every_line) {
+    auto conf = [](std::vector<int64_t> in, std::vector<int64_t> out, data_type t, mode m = mode::nearest) {
+        const auto d = problem_builder().src(layout(data_format::ncx, 1, 8, in)).sizes(out).fmt(data_format::ncx).mode(m).dt(t);
+        return make_jit_conf(make_problem(d), cpu_isa::avx2);
+    };
+    const auto f32 = data_type::f32, bf16 = data_type::bf16;
+    EXPECT_EQ(conf({78, 376}, {22, 705}, f32).prefetch_bytes, 376 * 4);  // the whole row: under 2 KiB
+    EXPECT_EQ(conf({1080, 1920}, {300, 500}, f32).prefetch_bytes, jit_conf::kPrefetchRowBytes);
+    EXPECT_EQ(conf({1080, 1920}, {300, 500}, bf16).prefetch_bytes, jit_conf::kPrefetchRowBytes);
+    // W down 16x in f32 still reads every line; past it (20x) only some, which bf16's rows of
+    // half the bytes still read all of.
+    EXPECT_EQ(conf({40, 4800}, {20, 300}, f32).prefetch_bytes, jit_conf::kPrefetchRowBytes);
+    EXPECT_EQ(conf({40, 6000}, {20, 300}, f32).prefetch_bytes, 0);
+    EXPECT_EQ(conf({40, 6000}, {20, 300}, bf16).prefetch_bytes, jit_conf::kPrefetchRowBytes);
+    EXPECT_EQ(conf({40, 40}, {20, 100}, f32).prefetch_bytes, 0) << "plane mode (rows of 400 bytes): one call a plane";
+    EXPECT_EQ(conf({78, 376}, {22, 705}, f32, mode::linear).prefetch_bytes, 0);
 }
 
 // Which linear problems fuse the H step: H downsampling whose output rows share no src row.

@@ -478,14 +478,22 @@ void set_pass(jit_conf &c, const problem &p, const h_links &hl) {
     c.src_row_bytes = c.row_in * c.esize;
     c.dst_row_bytes = c.row_out * c.esize;
     // Prefetch of the next src row (jit_conf.hpp, prefetch_bytes). bench_ab on the Zen 3 dev
-    // VM against none, f32 NCX, warm and --cold: 78x376 -> 22x705 C = 216 (rows of 1.5 KB, src
-    // out of the LLC in the alternating loop) 0.83x and 0.81x the time, 200x200 -> 50x300
-    // C = 64 0.94x and 0.67-0.72x, 300x1000 -> 100x1200 C = 32 0.89x and 0.95x, 1080x1920 ->
-    // 300x500 C = 3 0.99x and 0.92x, img_down 1.00-1.02x. Whole rows ran 7.5 KB ones 1.07-1.32x
-    // slower warm; the first 2 KiB lets the hardware take the rest. Prefetching to L2 rather
-    // than L1 measured the same.
-    if (!lin && !c.plane_mode && c.row_in * c.esize <= 64 * c.row_out)
-        c.prefetch_bytes = std::min(c.src_row_bytes, jit_conf::kPrefetchRowBytes);
+    // VM against none, f32 NCX, warm and --cold (src out of the LLC in the alternating loop
+    // either way where the two dsts and src outgrow it). Row mode: 78x376 -> 22x705 C = 216
+    // (rows of 1.5 KB) 0.83x and 0.81x the time, 200x200 -> 50x300 C = 64 0.94x and 0.67-0.72x,
+    // 300x1000 -> 100x1200 C = 32 0.89x and 0.95x, 1080x1920 -> 300x500 C = 3 0.99x and 0.92x,
+    // img_down 1.00-1.02x; whole 7.5 KB rows ran 1.07-1.32x slower warm, the first 2 KiB let
+    // the hardware take the rest; to L2 rather than L1 measured the same. Plane mode, nearest:
+    // 64x64 -> 16x80 C = 256 0.85x and 0.66x, 200x200 -> 50x100 C = 64 0.69x and 0.49x,
+    // 100x500 -> 40x120 C = 32 0.98x and 0.91x; fused linear: 78x376 -> 22x705 0.78-0.80x
+    // and 0.86-0.92x, 200x200 -> 50x300 0.80-0.85x and 0.56-0.60x, but rows of 7.5 KB
+    // (1080x1920 -> 300x500, img_down) 0.87-1.14x, so plane mode prefetches short rows only.
+    // A src that stays in L2 gains nothing: odd3d (14 KB) ran 1.08-1.14x slower.
+    const bool dense = c.row_in * c.esize <= 64 * c.row_out && p.src_bytes >= jit_conf::kPrefetchMinSrc;
+    if (!lin && !c.plane_mode && dense) c.prefetch_bytes = std::min(c.src_row_bytes, jit_conf::kPrefetchRowBytes);
+    const bool tabled = lin ? c.fuse_h : !c.nearest_row_pairs;
+    if (c.plane_mode && tabled && p.out[1] < p.in[1] && dense && c.src_row_bytes <= jit_conf::kPrefetchRowBytes)
+        c.prefetch_bytes = c.src_row_bytes;
 }
 }  // namespace
 

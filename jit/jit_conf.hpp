@@ -361,13 +361,20 @@ struct jit_conf {
     // kernel (jit_ncx_wpass's dup), plain stores only, where it made one row and copied the
     // other (img_up nearest 0.85-0.99x the time in every dtype, same process, alternating).
     bool nearest_row_pairs = false;
-    // Nearest row mode whose W taps touch every src line (W down 16x at most in f32, 32x in
-    // 16-bit): the driver prefetches the first prefetch_bytes of the next output row's src
-    // row while this row runs, where that row is neither this row's nor the one after it in
-    // memory (H or D downsampled, or a new plane). Such a row starts a new stream, which the
-    // hardware prefetcher only follows after a few misses, each at DRAM latency when src has
-    // left the cache: short rows pay it again and again (jit_conf.cpp, set_pass).
+    // Rows whose W taps touch every src line (W down 16x at most in f32, 32x in 16-bit) and
+    // whose next row's src row starts a new stream, which the hardware prefetcher only follows
+    // after a few misses, each at DRAM latency when src has left the cache: short rows pay it
+    // again and again. The next row's src row(s), the first prefetch_bytes of each, are
+    // prefetched while a row is made:
+    // - nearest row mode: by the driver, where that row is neither this row's nor the one
+    //   after it in memory (H or D downsampled, a new plane); the first kPrefetchRowBytes;
+    // - plane mode with H downsampled, nearest without row pairs and the fused linear H step
+    //   (both its rows): by the plane kernel, from the next row's record; src rows of at most
+    //   kPrefetchRowBytes, whole.
+    // Not for a src under kPrefetchMinSrc, which stays in L2. jit_conf.cpp, set_pass, has the
+    // measurements.
     static constexpr int64_t kPrefetchRowBytes = int64_t(2) << 10;
+    static constexpr size_t kPrefetchMinSrc = size_t(1) << 20;
     int64_t prefetch_bytes = 0;
     // Linear W-planes on the window path, except up2 groups and AVX2 f32 lane windows (their
     // fixed weights and in-lane selects cost less): the W pass goes column by column. Two

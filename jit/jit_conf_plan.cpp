@@ -84,8 +84,12 @@ void pass(const jit_conf &c, std::vector<std::string> &v) {
     if (!lin) {
         if (c.plane_mode) v.push_back("plane mode: one call per plane (plane_mode)");
         if (c.nearest_row_pairs) v.push_back("rows that repeat a src row in pairs (nearest_row_pairs)");
-        if (c.prefetch_bytes > 0)
-            v.push_back("the first " + num(c.prefetch_bytes) + " bytes of the next src row prefetched where it starts a new stream (prefetch_bytes)");
+    }
+    if (c.prefetch_bytes > 0) {
+        const bool whole = c.prefetch_bytes == c.src_row_bytes;
+        const std::string what = whole ? "the next row's src row" + std::string(lin ? "s" : "") + " prefetched"
+                                       : "the first " + num(c.prefetch_bytes) + " bytes of the next row's src row prefetched";
+        v.push_back(what + (c.plane_mode ? " from its record" : " where it starts a new stream") + " (prefetch_bytes)");
     }
 }
 

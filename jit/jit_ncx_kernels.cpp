@@ -590,6 +590,27 @@ void jit_ncx_wpass<isa>::plane_row_step(bool pair) {
     add(reg_row, nearest ? (pair ? 16 : 8) : fused_ ? 24 : static_cast<int>(c.src_row_bytes));
 }
 
+// Tabled plane rows (nearest, fused): the src row(s) of the next row's record, whole
+// (conf.prefetch_bytes), before this row is made. Not on the call's last row, whose record
+// may be the table's last.
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::prefetch_next_rows() {
+    const jit_conf &c = conf_;
+    if (c.prefetch_bytes == 0) return;
+    Label l_last;
+    cmp(reg_rows, 1);
+    je(l_last, T_NEAR);
+    const int rec = fused_ ? 24 : 8;
+    for (int t = 0; t < (fused_ ? 2 : 1); ++t) {
+        mov(reg_tmp, qword[reg_row + rec + 8 * t]);
+        // The row's lines from its start, and the last one, which a row that starts off a
+        // line reaches into.
+        for (int64_t b = 0; b < c.prefetch_bytes; b += 64) prefetcht0(ptr[reg_base + reg_tmp + static_cast<int>(b)]);
+        if ((c.prefetch_bytes - 1) % 64 != 0) prefetcht0(ptr[reg_base + reg_tmp + static_cast<int>(c.prefetch_bytes - 1)]);
+    }
+    L(l_last);
+}
+
 // One output vector (n real lanes) of a flat volume (jit_conf::flat): the W step of each
 // (d, h) tap pair, the H step of each d, the D step, each lane with its own weights. The same
 // instructions per lane as the separable passes (a mul by w0, then an FMA by w1), so the bits
@@ -716,6 +737,7 @@ void jit_ncx_wpass<isa>::generate() {
             } else if (tabled) {
                 mov(reg_src, reg_base);
                 add(reg_src, qword[reg_row]);
+                prefetch_next_rows();
             } else {
                 mov(reg_src, reg_row);
             }

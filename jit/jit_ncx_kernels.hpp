@@ -95,6 +95,7 @@ private:
     // dst_row_bytes on.
     bool dup_ = false;
     void plane_row_step(bool pair);  // plane mode: past the row (pair) just made, in dst and rtab
+    void prefetch_next_rows();       // plane mode: the next row's src row(s) (conf.prefetch_bytes)
     void linear_w(const Xbyak::Reg64 &row, const Vmm &r, bool pairs);
     void blend_w(const Vmm &r, const Vmm &a, const Vmm &b);
     void step(const Vmm &r, const Vmm &a, const Xbyak::Operand &w0, const Vmm &b, const Xbyak::Operand &w1);

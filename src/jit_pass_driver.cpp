@@ -220,6 +220,7 @@ private:
         if (next == key || next == key + 1) return;
         const char *row = reinterpret_cast<const char *>(src + next * conf_.src_row_bytes);
         for (int64_t b = 0; b < conf_.prefetch_bytes; b += 64) _mm_prefetch(row + b, _MM_HINT_T0);
+        _mm_prefetch(row + conf_.prefetch_bytes - 1, _MM_HINT_T0);  // the last line of a row that starts off one
     }
 
     void run_nearest(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch) const {

@@ -385,8 +385,10 @@ TEST(jit_conf, plans_name_the_choices) {
     EXPECT_TRUE(has(flat, "flat: one call per plane over its 16 outputs, each lane with its own 8 taps")) << flat;
     EXPECT_FALSE(has(flat, "row mode") || has(flat, "W taps")) << flat;
     const std::string down = plan(ncx, f32, mode::nearest, 216, {78, 376}, {22, 705});
-    EXPECT_TRUE(has(down, "the first 1504 bytes of the next src row prefetched")) << down;
-    EXPECT_FALSE(has(plan(ncx, f32, mode::nearest, 8, {40, 40}, {20, 100}), "prefetched"));
+    EXPECT_TRUE(has(down, "the next row's src row prefetched where it starts a new stream")) << down;
+    EXPECT_TRUE(has(plan(ncx, f32, lin, 216, {78, 376}, {22, 705}), "the next row's src rows prefetched from its record"));
+    EXPECT_TRUE(has(plan(ncx, f32, mode::nearest, 8, {1080, 1920}, {300, 500}), "the first 2048 bytes of the next row's src row"));
+    EXPECT_FALSE(has(plan(ncx, f32, mode::nearest, 8, {40, 40}, {80, 100}), "prefetched"));
     const std::string narrow = plan(nxc, f32, lin, 3, {1080, 1920}, {224, 224});
     EXPECT_TRUE(has(narrow, "narrow pixels: C = 3")) << narrow;
     // bf16's rounding by tier: AVX2 (and the 256-bit generators), AVX-512 in integer code, the
@@ -410,14 +412,17 @@ TEST(jit_conf, plans_name_the_choices) {
     EXPECT_LT(at, code.find("; part ")) << "the plan comes before the code";
 }
 
-// Which nearest problems prefetch the next src row (jit_conf::prefetch_bytes): row mode whose
-// W taps touch every src line; at most the first kPrefetchRowBytes of the row.
+// Which problems prefetch the next row's src rows (jit_conf::prefetch_bytes): nearest row mode
+// whose W taps touch every src line (the first kPrefetchRowBytes), and plane mode with H
+// downsampled, nearest without row pairs or the fused linear H step, on src rows of at most
+// kPrefetchRowBytes (whole).
 TEST(jit_conf, prefetch_rows_where_taps_touch_every_line) {
-    auto conf = [](std::vector<int64_t> in, std::vector<int64_t> out, data_type t, mode m = mode::nearest) {
-        const auto d = problem_builder().src(layout(data_format::ncx, 1, 8, in)).sizes(out).fmt(data_format::ncx).mode(m).dt(t);
+    auto conf = [](std::vector<int64_t> in, std::vector<int64_t> out, data_type t, mode m = mode::nearest, int64_t c = 64) {
+        const auto d = problem_builder().src(layout(data_format::ncx, 1, c, in)).sizes(out).fmt(data_format::ncx).mode(m).dt(t);
         return make_jit_conf(make_problem(d), cpu_isa::avx2);
     };
     const auto f32 = data_type::f32, bf16 = data_type::bf16;
+    const auto lin = mode::linear;
     EXPECT_EQ(conf({78, 376}, {22, 705}, f32).prefetch_bytes, 376 * 4);  // the whole row: under 2 KiB
     EXPECT_EQ(conf({1080, 1920}, {300, 500}, f32).prefetch_bytes, jit_conf::kPrefetchRowBytes);
     EXPECT_EQ(conf({1080, 1920}, {300, 500}, bf16).prefetch_bytes, jit_conf::kPrefetchRowBytes);
@@ -426,8 +431,21 @@ TEST(jit_conf, prefetch_rows_where_taps_touch_every_line) {
     EXPECT_EQ(conf({40, 4800}, {20, 300}, f32).prefetch_bytes, jit_conf::kPrefetchRowBytes);
     EXPECT_EQ(conf({40, 6000}, {20, 300}, f32).prefetch_bytes, 0);
     EXPECT_EQ(conf({40, 6000}, {20, 300}, bf16).prefetch_bytes, jit_conf::kPrefetchRowBytes);
-    EXPECT_EQ(conf({40, 40}, {20, 100}, f32).prefetch_bytes, 0) << "plane mode (rows of 400 bytes): one call a plane";
-    EXPECT_EQ(conf({78, 376}, {22, 705}, f32, mode::linear).prefetch_bytes, 0);
+    // Plane mode (rows of 512 bytes at most): H down, from the records; H up (row pairs) not.
+    EXPECT_TRUE(conf({64, 64}, {16, 80}, f32).plane_mode);
+    EXPECT_EQ(conf({64, 64}, {16, 80}, f32).prefetch_bytes, 64 * 4);
+    EXPECT_EQ(conf({40, 40}, {80, 100}, f32).prefetch_bytes, 0);
+    EXPECT_EQ(conf({64, 64}, {64, 80}, f32).prefetch_bytes, 0) << "H kept: the next row follows in memory";
+    // Linear: the fused H step (plane mode) on rows of 2 KiB at most; W-planes and rows not.
+    EXPECT_TRUE(conf({78, 376}, {22, 705}, f32, lin).fuse_h);
+    EXPECT_EQ(conf({78, 376}, {22, 705}, f32, lin).prefetch_bytes, 376 * 4);
+    EXPECT_EQ(conf({1080, 1920}, {300, 500}, f32, lin).prefetch_bytes, 0);
+    EXPECT_EQ(conf({1080, 1920}, {300, 500}, bf16, lin).prefetch_bytes, 0);
+    EXPECT_EQ(conf({100, 100}, {150, 150}, f32, lin).prefetch_bytes, 0);
+    // A src under kPrefetchMinSrc (1 MiB; C = 64 gives 1 MiB here, C = 63 less) stays in L2.
+    EXPECT_EQ(conf({64, 64}, {16, 80}, f32, mode::nearest, 63).prefetch_bytes, 0);
+    EXPECT_EQ(conf({78, 376}, {22, 705}, f32, mode::nearest, 8).prefetch_bytes, 0);
+    EXPECT_EQ(conf({78, 376}, {22, 705}, f32, lin, 8).prefetch_bytes, 0);
 }
 
 // Which linear problems fuse the H step: H downsampling whose output rows share no src row.

@@ -1,5 +1,6 @@
 // Bitwise against the reference (test_jit.cpp): both gather spellings, linear tap pairs, the
-// 2x groups and periodic runs, the random sweeps, fused volumes and the NCX 2x H pairs.
+// 2x groups and periodic runs, the random sweeps, fused volumes, the NCX 2x H pairs and the
+// rows that prefetch the next row's src rows.
 #include "jit_test_util.hpp"
 
 using namespace xinterp;
@@ -457,5 +458,43 @@ TEST(jit_bitwise, linear_h2_pairs) {
             ASSERT_NE(at, std::string::npos) << describe(d);
             EXPECT_NE(code.find(t == data_type::bf16 ? "vcvtne2ps2bf16" : "vinserti64x4", at), std::string::npos) << describe(d);
         }
+    }
+}
+
+// The rows that prefetch the next row's src rows (jit_conf::prefetch_bytes; a src of 1 MiB or
+// more, H downsampled): nearest row mode (the driver), nearest plane mode and the fused H
+// step, 2-D and 3-D (the plane kernels, from the next row's record), NXC flat rows. 1-3
+// threads, so that calls end inside a plane (the kernels' last row prefetches nothing),
+// guard pages on either edge, every dtype.
+TEST(jit_bitwise, prefetched_rows) {
+    REQUIRE_AVX2();
+    threads_and_spelling_restore restore;
+    struct shape {
+        data_format f;
+        mode m;
+        int64_t c;
+        std::vector<int64_t> in, out;
+    };
+    const auto ncx = data_format::ncx, nxc = data_format::nxc;
+    const auto nearest = mode::nearest, lin = mode::linear;
+    const std::vector<shape> shapes = {
+        {ncx, nearest, 20, {78, 376}, {22, 705}},      // row mode, whole rows of 1.5 KB
+        {ncx, nearest, 3, {180, 1100}, {61, 700}},     // row mode, the first 2 KiB of 4.4 KB
+        {ncx, nearest, 128, {64, 64}, {16, 80}},       // plane mode
+        {ncx, lin, 20, {78, 376}, {22, 705}},          // fused H step, plane mode
+        {ncx, lin, 8, {6, 78, 376}, {3, 22, 705}},     // fused 3-D
+        {nxc, nearest, 3, {500, 400}, {100, 500}},     // flat NXC rows, row mode
+    };
+    uint32_t seed = 4100;
+    for (int threads : {1, 2, 3}) {
+        omp_set_num_threads(threads);
+        for (const auto &sh : shapes)
+            for (auto t : kTypes) {
+                if (emulated() && (threads > 1 || t != data_type::f32)) continue;
+                const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(sh.m).dt(t);
+                EXPECT_GT(make_jit_conf(make_problem(d), cpu_isa::avx2).prefetch_bytes, 0) << describe(d);
+                ++seed;
+                ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads;
+            }
     }
 }

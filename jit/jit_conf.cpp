@@ -236,6 +236,13 @@ size_t nt_min_bytes(int threads) {
     return threads > 1 ? v.second : v.first;
 }
 
+bool nt_pays(const problem &p, int threads) {
+    if (p.dst_bytes >= nt_min_bytes(threads)) return true;
+    static const bool env = std::getenv("XINTERP_NT_MIN_BYTES") != nullptr;
+    if (threads > 1 || env || g_nt_min_override.load()) return false;
+    return p.dst_bytes >= kNtSrcFloor && p.src_bytes + p.dst_bytes >= static_cast<size_t>(usable_llc_bytes());
+}
+
 size_t stream_min_bytes(int threads) {
     const size_t nt = nt_min_bytes(threads);
     if (g_nt_min_override.load() || std::getenv("XINTERP_NT_MIN_BYTES")) return nt;
@@ -343,7 +350,7 @@ void set_direct(jit_conf &c, const problem &p, kernel_isa k, const h_links &hl, 
         const int64_t max16 = w == 16 ? jit_conf::kNxcPlanes16Zmm : jit_conf::kNxcPlanes16;
         const int64_t row_elems = c.OW * c.C;
         const bool repeat = d_taps_repeat(p, dl);
-        const bool nt_rows = w == 8 && row_elems % w == 0 && p.dst_bytes >= nt_min_bytes() && repeat;
+        const bool nt_rows = w == 8 && row_elems % w == 0 && nt_pays(p) && repeat;
         const bool rows16 = nt_rows && c.esize == 2 && row_elems * c.esize % jit_conf::kAliasPage != jit_conf::kAliasPage / 2 &&
                             4 * row_elems * 4 > jit_conf::kRunMinBytes;
         if (!rows16 && (c.esize == 2 ? planes <= max16 : planes <= jit_conf::kPlaneBudget / 2)) {

@@ -401,6 +401,9 @@ struct jit_conf {
     // vector-aligned dst stays aligned; the driver then also generates an NT variant and uses
     // it for dst pointers aligned to simd_w * 4 bytes.
     bool nt_eligible = false;
+    // NT-eligible on one thread by nt_pays's src rule alone: dst under nt_min_bytes(1), src and
+    // dst together past the usable LLC (for the plan's words).
+    bool nt_by_src = false;
     // Nearest with an NT-sized dst whose rows cannot take aligned NT stores (NXC pixels that
     // are not whole vectors, as f32 C = 21; NCX rows of OW % simd_w != 0): the row kernel writes
     // a row into per-thread scratch at stream_off, where it stays in L1/L2, and a stream copy
@@ -472,8 +475,23 @@ bool jit_uses_pass_engine(const problem &p, kernel_isa isa);
 // and 8 MiB 0.25-0.9x, while 2 MiB ones were mixed (0.7-1.1x) and 1 MiB ones 2x slower; on 2
 // threads NT lost at 2 MiB, was mixed at 4 (0.8-1.15x) and won at 8 (0.65-1.0x), so more
 // threads keep half. On the Ice Lake VM 2-4 MiB had tied or favoured plain stores on 1 thread.
-// Kernels generate their NT variants from nt_min_bytes(1), the smallest threshold.
+// Kernels generate their NT variants from nt_pays(p, 1), the widest rule.
 size_t nt_min_bytes(int threads = 1);
+// Whether an execution of p on `threads` threads takes NT stores (where its rows can): a dst of
+// nt_min_bytes(threads) or more; on one thread, with the default thresholds, also a dst of
+// kNtSrcFloor or more that src and dst together outgrow the usable LLC with. Then a repeated
+// run finds neither in the LLC, and plain stores read each dst line from DRAM first. The Zen 3
+// dev VM (32 MiB LLC, where one thread's threshold is 16 MiB), bench_sweep against oneDNN in
+// one process, with NT stores from 4 MiB against the default: 78x376 -> 22x705 C = 216 (src
+// 25 MB, dst 13 MB) linear NXC 0.82x -> 1.07x oneDNN (xinterp 1021 -> 626 us), 512x512 ->
+// 256x384 C = 32 nearest NXC 0.88x -> 1.09x (1114 -> 636 us), linear NXC 0.98x -> 1.08x, NCX
+// 1.78x -> 2.14x and 3.70x -> 4.51x; 1080x1920 -> 720x1280 C = 3 linear NCX 2.31x -> 2.81x;
+// 300x400 -> 150x200 C = 64 nearest NXC 1.00x -> 1.10x. On 2 threads it was mixed (78x376 ->
+// 22x705 nearest NXC 1.88x -> 1.01x, 300 -> 549 us; 512x512 -> 256x384 linear NXC 0.93x ->
+// 1.14x), as plain stores of two cores reach the LLC faster there (above), so more threads keep
+// nt_min_bytes alone.
+constexpr size_t kNtSrcFloor = size_t(4) << 20;
+bool nt_pays(const problem &p, int threads = 1);
 // The dst size from which direct NXC 3-D linear rows that cannot take aligned NT stores stream
 // through scratch (jit_conf::nt_stream): the usable LLC, or nt_min_bytes where that is larger.
 // A dst past the LLC goes to DRAM either way, and plain stores then read each line first;

@@ -127,8 +127,10 @@ void blends(const jit_conf &c, std::vector<std::string> &v) {
 
 void stores(const jit_conf &c, std::vector<std::string> &v) {
     if (c.nt_eligible) {
-        std::string s = "NT stores where dst passes " + bytes(static_cast<int64_t>(nt_min_bytes(1))) + " on one thread, " +
-                        bytes(static_cast<int64_t>(nt_min_bytes(2))) + " on more (nt_eligible)";
+        std::string s = c.nt_by_src ? "NT stores on one thread (src and dst outgrow the LLC), where dst passes " +
+                                          bytes(static_cast<int64_t>(nt_min_bytes(2))) + " on more (nt_eligible)"
+                                    : "NT stores where dst passes " + bytes(static_cast<int64_t>(nt_min_bytes(1))) + " on one thread, " +
+                                          bytes(static_cast<int64_t>(nt_min_bytes(2))) + " on more (nt_eligible)";
         if (c.pairs_nt) s += ", pairs included (pairs_nt)";
         if (c.run_nt) s += ", runs in whole lines (run_nt)";
         if (c.nt_lines) s += ", bf16 in whole lines (nt_lines)";

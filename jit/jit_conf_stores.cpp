@@ -38,8 +38,9 @@ void set_stores(jit_conf &c, const problem &p) {
     const bool nxc_nearest = !lin && !c.pass_engine;
     const bool aligned = nxc_nearest ? c.c_bytes % (w * 4) == 0
                                      : (c.pass_engine || c.nxc_separable ? c.row_out : c.C) % w == 0;
-    const bool big = p.dst_bytes >= nt_min_bytes();
+    const bool big = nt_pays(p);
     c.nt_eligible = big && aligned;
+    c.nt_by_src = c.nt_eligible && p.dst_bytes < nt_min_bytes();
     // NT runs (jit_conf.hpp, run_nt). bench_ab on the Xeon dev VM against the NT executions
     // before (runs plain-only, so NT rows went as same-taps pairs, first row NT), both shim
     // orders, 1 thread: 64x64 -> 128x128 C = 256 bf16 (8 MiB) 0.77-0.87x the time warm and

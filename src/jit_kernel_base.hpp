@@ -182,9 +182,9 @@ protected:
         return conf_.nt_eligible && reinterpret_cast<uintptr_t>(dst) % static_cast<uintptr_t>(conf_.simd_w * 4) == 0 &&
                nt_wanted();
     }
-    // Whether NT stores pay for this execution's dst on its threads (nt_min_bytes); the NT
-    // variants and the stream copy exist only where they pay on one thread.
-    bool nt_wanted() const { return prob().dst_bytes >= nt_min_bytes(exec_threads()); }
+    // Whether NT stores pay for this execution's dst on its threads (nt_pays); the NT variants
+    // and the stream copy exist only where they pay on one thread.
+    bool nt_wanted() const { return nt_pays(prob(), exec_threads()); }
 };
 
 // The separable pass driver (src/jit_pass_driver.cpp), for NCX, small-C NXC and separable NXC.

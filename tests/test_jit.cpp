@@ -581,7 +581,37 @@ TEST(jit_conf, nt_threshold_follows_the_last_level_cache) {
     EXPECT_TRUE(s.nt_stream && !s.nt_eligible);
     EXPECT_EQ(s.scratch_bytes, 512 * 21 * 4);
     set_nt_min_bytes_for_testing(0);
-    EXPECT_EQ(make_jit_conf(make_problem(seg), cpu_isa::avx2).nt_stream, make_problem(seg).dst_bytes >= nt_min_bytes());
+    EXPECT_EQ(make_jit_conf(make_problem(seg), cpu_isa::avx2).nt_stream, nt_pays(make_problem(seg)));
+}
+
+// nt_pays: on one thread also a dst of 4 MiB or more under the threshold where src and dst
+// together outgrow the usable LLC; not on more threads, nor under XINTERP_NT_MIN_BYTES or the
+// test override. NCX 1-D rows of C = 256: dst and src sized from this host's thresholds.
+TEST(jit_conf, nt_pays_counts_src_on_one_thread) {
+    if (std::getenv("XINTERP_NT_MIN_BYTES")) GTEST_SKIP() << "XINTERP_NT_MIN_BYTES is set: the default is not in effect";
+    const size_t one = nt_min_bytes(1), llc = static_cast<size_t>(usable_llc_bytes()), mib = size_t(1) << 20;
+    if (one < kNtSrcFloor + 2 * mib)
+        GTEST_SKIP() << "one thread's NT threshold here (" << one << " bytes) leaves no dst under it for the src rule";
+    auto rows = [](size_t src_bytes, size_t dst_bytes) {  // 256 rows; W a multiple of 8 (aligned NT rows)
+        const int64_t win = static_cast<int64_t>(src_bytes / 1024 / 8 * 8), wout = static_cast<int64_t>(dst_bytes / 1024 / 8 * 8);
+        return make_problem(problem_builder().src({1, 256, win}).sizes({wout}).fmt(data_format::ncx).mode(mode::linear));
+    };
+    const size_t dst = one - mib;  // under the threshold, over the floor
+    const problem big = rows(llc, dst), small = rows(llc - dst - mib, dst), tiny = rows(2 * llc, 2 * mib);
+    ASSERT_LT(big.dst_bytes, one);
+    EXPECT_TRUE(nt_pays(big));
+    EXPECT_EQ(nt_pays(big, 2), big.dst_bytes >= nt_min_bytes(2));
+    EXPECT_FALSE(nt_pays(small)) << "src and dst fit the LLC";
+    EXPECT_FALSE(nt_pays(tiny)) << "a dst under 4 MiB";
+    const jit_conf c = make_jit_conf(big, cpu_isa::avx2);
+    EXPECT_TRUE(c.nt_eligible && c.nt_by_src);
+    EXPECT_FALSE(make_jit_conf(small, cpu_isa::avx2).nt_eligible);
+    std::string plan;
+    for (const std::string &l : describe_plan(c)) plan += l + "\n";
+    EXPECT_NE(plan.find("NT stores on one thread (src and dst outgrow the LLC)"), std::string::npos) << plan;
+    set_nt_min_bytes_for_testing(one);
+    EXPECT_FALSE(nt_pays(big)) << "an override is the whole rule";
+    set_nt_min_bytes_for_testing(0);
 }
 
 // A dst NT-sized on one thread but not on two (nt_min_bytes): the NT variants and the stream

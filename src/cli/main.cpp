@@ -230,9 +230,10 @@ int cmd_info(int argc, char **argv) {
     std::printf("os state (xcr0=0x%llx): ymm=%d zmm=%d amx=%d amx_permitted=%d\n", f.xcr0, f.os_ymm, f.os_zmm, f.os_amx,
                 f.amx_permitted);
     std::printf("last-level cache: %lld KiB shared by %d, %lld KiB counted on (one thread: %lld); non-temporal stores "
-                "for dst >= %zu bytes on 1 thread, >= %zu on more (XINTERP_NT_MIN_BYTES)\n",
+                "for dst >= %zu bytes on 1 thread, >= %zu on more (XINTERP_NT_MIN_BYTES)%s\n",
                 static_cast<long long>(f.llc_bytes >> 10), f.llc_sharers, static_cast<long long>(usable_llc_bytes() >> 10),
-                static_cast<long long>(one_thread_llc_bytes() >> 10), nt_min_bytes(1), nt_min_bytes(2));
+                static_cast<long long>(one_thread_llc_bytes() >> 10), nt_min_bytes(1), nt_min_bytes(2),
+                std::getenv("XINTERP_NT_MIN_BYTES") ? "" : "; on 1 thread also from 4 MiB where src + dst >= the LLC counted on");
     std::printf("max cpu isa cap: %s\n", cpu_isa_name(get_max_cpu_isa()));
     std::printf("isa ladder:\n%s", isa_ladder_report().c_str());
     const cpu_isa chosen = get_effective_cpu_isa();

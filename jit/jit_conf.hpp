@@ -435,6 +435,18 @@ struct jit_conf {
     static constexpr int64_t kBlendLinesMinWords = 512;
     bool blend_lines = false;
 
+    // Executions split their rows over threads where src + dst pass par_min_bytes: below it,
+    // waking a second thread costs more than it saves. Flat volumes gather each lane's 2^k taps
+    // (AMD: one insert per element and tap), about 2 KB a microsecond, so they split from
+    // kParMinFlat. Zen 3 dev VM, bench_sweep on 2 threads against 1 (NCX linear, flat):
+    // 49x1x4 -> 50x1x6 C = 8 (16 KB) 6.0 -> 4.6 us, C = 16 12.0 -> 7.6 us, C = 21 21 -> 8.6 us,
+    // 24x4x1 -> 63x1x3 C = 12 (14 KB) 5.7 -> 3.7 us, 46x8x3 -> 231x8x1 C = 5 (59 KB) 27 -> 14
+    // us, 300x5 -> 100x2 C = 8 (54 KB) 2.9 -> 1.9 us; but C = 4 (8 KB) 3.0 -> 3.2 us and C = 2
+    // 1.6 -> 2.4 us. The other kernels keep kParMinBytes: gathered nearest rows of 4 -> 6
+    // elements, C = 16 (32 KB), ran 5.2 -> 6.2 us.
+    static constexpr int64_t kParMinBytes = int64_t(64) << 10, kParMinFlat = int64_t(12) << 10;
+    int64_t par_min_bytes = kParMinBytes;
+
     int64_t rows = 0;                  // kernel calls per execution
     int64_t src_row_bytes = 0, dst_row_bytes = 0;
 };

@@ -70,11 +70,12 @@ protected:
     // and their NT variants), with a spare; only the pages code is written to get backed.
     code_arena arena_{size_t(7) * 16 * 1024};
 
-    // The threads for_thread_ranges runs on. Threads only pay off past ~64 KiB of traffic;
-    // below that one thread does it all, without entering a parallel region.
+    // The threads for_thread_ranges runs on. Threads only pay off past conf.par_min_bytes of
+    // traffic (64 KiB; flat volumes, which gather every tap, 12 KiB); below that one thread
+    // does it all, without entering a parallel region.
     int exec_threads() const {
         const problem &p = prob();
-        const bool par = conf_.rows > 1 && (p.src_bytes + p.dst_bytes) > (64u << 10);
+        const bool par = conf_.rows > 1 && p.src_bytes + p.dst_bytes > static_cast<size_t>(conf_.par_min_bytes);
         return par ? static_cast<int>(std::min<int64_t>(omp_get_max_threads(), conf_.rows)) : 1;
     }
 

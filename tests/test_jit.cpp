@@ -448,6 +448,26 @@ TEST(jit_conf, prefetch_rows_where_taps_touch_every_line) {
     EXPECT_EQ(conf({78, 376}, {22, 705}, f32, lin, 8).prefetch_bytes, 0);
 }
 
+// Flat volumes split over threads from kParMinFlat of traffic, every other kernel from
+// kParMinBytes; and going flat drops what the row kernels would have taken (the row
+// prefetch, NT stores).
+TEST(jit_conf, flat_volumes_split_from_fewer_bytes) {
+    auto conf = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out) {
+        const auto d = problem_builder().src(layout(data_format::ncx, 1, c, in)).sizes(out).fmt(data_format::ncx).mode(mode::linear);
+        return make_jit_conf(make_problem(d), cpu_isa::avx2);
+    };
+    const jit_conf flat = conf(21, {49, 1, 4}, {50, 1, 6});
+    EXPECT_TRUE(flat.flat);
+    EXPECT_EQ(flat.par_min_bytes, jit_conf::kParMinFlat);
+    EXPECT_EQ(conf(3, {224, 224}, {512, 512}).par_min_bytes, jit_conf::kParMinBytes);
+    // Gathered fused rows (H down, W 4 -> 6) go flat; 1.3 MB of src would have prefetched rows.
+    const jit_conf big = conf(400, {200, 4}, {40, 6});
+    EXPECT_TRUE(big.flat);
+    EXPECT_EQ(big.prefetch_bytes, 0);
+    EXPECT_FALSE(big.nt_by_src);
+    for (const std::string &l : describe_plan(big)) EXPECT_EQ(l.find("prefetch"), std::string::npos) << l;
+}
+
 // Which linear problems fuse the H step: H downsampling whose output rows share no src row.
 TEST(jit_conf, fused_h_step_only_without_row_reuse) {
     auto conf = [](std::vector<int64_t> in, std::vector<int64_t> out, coordinate_transformation_mode ct) {

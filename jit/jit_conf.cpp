@@ -68,7 +68,9 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.window = c.window2 = c.shuf_windows = c.pair_tail = false;
     c.pair_vecs = 0;
     c.gather_by_insert = insert_spelling(c.isa);
-    c.rec_bytes = static_cast<int>(((1 << c.k) + 2 * c.k) * w * 4);
+    // Linear: 2^k index vectors and the weights; nearest: a header (unused) and one index
+    // vector, the pass engine's nearest record, which nearest_vector reads.
+    c.rec_bytes = static_cast<int>((c.algorithm == alg::linear ? (1 << c.k) + 2 * c.k : 2) * w * 4);
     c.up2_first = c.up2_groups = 0;
     c.per_first = c.per_periods = c.per_step = 0;
     c.per_p = 0;

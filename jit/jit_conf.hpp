@@ -200,7 +200,10 @@ struct jit_conf {
     // (d * 2 + h) * 2 + w (flat src elements of the plane), then the W, H and D weights
     // (w0, w1) per lane. Within kFlatMaxOut outputs per plane (the table stays small) and
     // kFlatMaxIn src elements (s32 gather indices, as the flat rows take: the taps are read in
-    // place, so the src volume's size costs nothing more); no NT stores.
+    // place, so the src volume's size costs nothing more); no NT stores. Nearest NCX (k >= 2)
+    // goes flat too where rows are shorter than a vector and the (plane, od) slices are small
+    // or H is not upsampled: each lane gathers its one element, records as the pass engine's
+    // nearest ones (a header, then the index vector; jit_conf_stores.cpp).
     bool flat = false;
     static constexpr int64_t kFlatMaxOut = 8192, kFlatMaxIn = int64_t(1) << 28;
     // NCX linear W-planes on the gather path with rows of at most one vector (plane mode, W

@@ -73,7 +73,7 @@ void pass(const jit_conf &c, std::vector<std::string> &v) {
     const bool lin = c.algorithm == alg::linear;
     if (c.flat) {
         v.push_back("flat: one call per plane over its " + num(c.row_out) + " outputs, each lane with its own " +
-                    num(int64_t(1) << c.k) + " taps (flat)");
+                    (lin ? num(int64_t(1) << c.k) + " taps (flat)" : std::string("tap (flat)")));
         return;
     }
     std::string rows = "pass engine: rows of " + num(c.row_in) + " -> " + num(c.row_out) + " elements";

@@ -251,6 +251,23 @@ void set_groups(jit_conf &c, const problem &p, const h_links &hl, const h_links 
     if (lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && !c.unit_w && (thin || small_slices || gathered_rows) &&
         p.out[0] * p.out[1] * p.out[2] <= jit_conf::kFlatMaxOut && p.in[0] * p.in[1] * p.in[2] < jit_conf::kFlatMaxIn)
         set_flat(c, p, p.in[0] * p.in[1] * p.in[2], p.out[0] * p.out[1] * p.out[2]);
+    // Nearest flat volumes (jit_conf::flat, nearest): rows shorter than a vector cost a call
+    // (row mode) or a trip of the plane kernel's row loop (plane mode, a call per (plane, od))
+    // each, with a partial store; flat, every lane gathers its element from the plane, a full
+    // vector at a time, one call per plane. Where the (plane, od) slices are small (OH * OW
+    // within two vectors) or H is not upsampled; H upsampling over larger slices keeps the row
+    // pairs, which store a row twice from one gather. bench_ab on the Zen 3 dev VM against
+    // rows, f32 / bf16 / f16: 41x10x5 -> 13x2x1 C = 214 (the seed-97 sweep, 2.2x oneDNN) 0.18 /
+    // 0.15 / 0.14x the time (61 -> 11 us), 49x1x4 -> 50x1x6 C = 21 0.30-0.31x, 4x40x40 ->
+    // 8x30x5 C = 16 0.51-0.67x, 30x200x200 -> 10x100x3 C = 4 0.62-0.76x, 500x300 -> 100x1
+    // C = 16 0.47-0.57x, 64x64 -> 64x6 C = 32 0.71-0.88x, r525to5 0.69-0.74x, 100x100 -> 50x7
+    // C = 16 0.87-0.92x, 1000x1000 -> 500x7 C = 3 0.93-0.97x, 2000x2000 -> 1000x5 C = 1
+    // 0.75-0.98x. With H up over larger slices rows won: 8x8x8 -> 16x16x4 C = 8 1.37-1.62x the
+    // time flat, 224x224 -> 512x4 C = 3 0.74-1.03x, so those stay rows.
+    if (!lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && c.OW < w &&
+        (p.out[1] * c.OW <= 2 * w || p.out[1] <= p.in[1]) &&
+        p.out[0] * p.out[1] * p.out[2] <= jit_conf::kFlatMaxOut && p.in[0] * p.in[1] * p.in[2] < jit_conf::kFlatMaxIn)
+        set_flat(c, p, p.in[0] * p.in[1] * p.in[2], p.out[0] * p.out[1] * p.out[2]);
     // Flat W-planes (jit_conf::flat_w).
     if (lin && c.pass_engine && !c.flat && !c.unit_w && c.flat_c == 1 && c.plane_mode && !c.fuse_h && !c.h2_pairs && !c.window &&
         c.ow_vecs == 1 && p.in[1] * c.OW <= jit_conf::kFlatWMaxOut)

@@ -640,18 +640,20 @@ void jit_ncx_wpass<isa>::generate_flat() {
         last_index();
         load_last(reg_src, vmm_last);
     }
+    // Nearest: each lane's one tap, gathered as the pass engine's gather path does.
+    auto vec = [&](int64_t n) { c.algorithm == alg::linear ? flat_vector(n) : nearest_vector(n); };
     if (c.ow_full > 0) {
         Label l_vec;
         mov(reg_cnt, c.ow_full);
         L(l_vec); {
-            flat_vector(simd_w);
+            vec(simd_w);
             add(reg_tab, c.rec_bytes);
             add(reg_dst, simd_w * (final_ ? c.esize : 4));
             dec(reg_cnt);
             jnz(l_vec, T_NEAR);
         }
     }
-    if (c.ow_tail > 0) flat_vector(c.ow_tail);
+    if (c.ow_tail > 0) vec(c.ow_tail);
     vzeroupper();
     ret();
     finish_code();

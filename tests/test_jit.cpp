@@ -383,6 +383,7 @@ TEST(jit_conf, plans_name_the_choices) {
     EXPECT_TRUE(has(c17, "pixels of 2 vectors and one ending at C = 17") && has(c17, "separable:")) << c17;
     const std::string flat = plan(ncx, f32, lin, 32, {24, 4, 39}, {4, 1, 4});
     EXPECT_TRUE(has(flat, "flat: one call per plane over its 16 outputs, each lane with its own 8 taps")) << flat;
+    EXPECT_TRUE(has(plan(ncx, f32, mode::nearest, 8, {41, 10, 5}, {13, 2, 1}), "over its 26 outputs, each lane with its own tap (flat)"));
     EXPECT_FALSE(has(flat, "row mode") || has(flat, "W taps")) << flat;
     const std::string down = plan(ncx, f32, mode::nearest, 216, {78, 376}, {22, 705});
     EXPECT_TRUE(has(down, "the next row's src row prefetched where it starts a new stream")) << down;

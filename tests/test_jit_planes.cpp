@@ -372,20 +372,20 @@ TEST(jit_bitwise, ncx_unit_axes_views) {
     EXPECT_FALSE(make_jit_conf(make_problem(up2.mode(mode::nearest)), cpu_isa::avx2, true).unit_w) << "nearest has no step to take";
 }
 
-// Every NCX linear case of the spatial shapes (in, out) at N = 2, C = 1 and 3, both
-// transforms and all dtypes, under both gather spellings at 1 and 2 threads: expect(desc,
-// AVX2 conf, shape index, spelling) checks the conf, then the case must give the reference's
-// bits (specials every other case, guard pages on alternating edges).
+// Every NCX case of mode m (linear unless said) of the spatial shapes (in, out) at N = 2, C = 1
+// and 3, both transforms and all dtypes, under both gather spellings at 1 and 2 threads:
+// expect(desc, AVX2 conf, shape index, spelling) checks the conf, then the case must give the
+// reference's bits (specials every other case, guard pages on alternating edges).
 namespace {
-void sweep_ncx_linear(const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> &shapes, uint32_t seed,
-                      const std::function<void(const op_desc &, const jit_conf &, size_t, int)> &expect) {
+void sweep_ncx(const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> &shapes, uint32_t seed,
+               const std::function<void(const op_desc &, const jit_conf &, size_t, int)> &expect, mode m = mode::linear) {
     for_spellings_and_threads([&](int spelling, int threads) {
         for (size_t i = 0; i < shapes.size(); ++i)
             for (int64_t c : {1, 3})
                 for (auto ct : kCtms)
                     for (auto t : kTypes) {
                         const op_desc d = problem_builder().src(layout(data_format::ncx, 2, c, shapes[i].first)).sizes(shapes[i].second)
-                                              .fmt(data_format::ncx).mode(mode::linear).ctm(ct).dt(t);
+                                              .fmt(data_format::ncx).mode(m).ctm(ct).dt(t);
                         expect(d, make_jit_conf(make_problem(d), cpu_isa::avx2), i, spelling);
                         ++seed;
                         ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 2 == 1), 0)
@@ -434,13 +434,47 @@ TEST(jit_bitwise, ncx_flat_volumes) {
     };
     std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> spatial;
     for (const auto &sh : shapes) spatial.push_back({sh.in, sh.out});
-    sweep_ncx_linear(spatial, 1500, [&](const op_desc &d, const jit_conf &cf, size_t i, int) {
+    sweep_ncx(spatial, 1500, [&](const op_desc &d, const jit_conf &cf, size_t i, int) {
         EXPECT_EQ(cf.flat, shapes[i].flat) << describe(d) << " fused " << cf.fuse_h;
     });
     // The same rule at 512 bits: rows of 8 use half a vector.
     const auto gathered3 = problem_builder().src({1, 111, 4, 14, 52}).sizes({2, 7, 8}).fmt(data_format::ncx).mode(mode::linear);
     EXPECT_TRUE(make_jit_conf(make_problem(gathered3), kernel_isa(cpu_isa::avx512_core)).flat);
     EXPECT_FALSE(make_jit_conf(make_problem(gathered3), cpu_isa::avx2).flat);  // rows of one whole vector
+}
+
+// NCX nearest with rows shorter than a vector goes flat where its (plane, od) slices hold at
+// most two vectors or H is not upsampled (jit_conf::flat, nearest): every lane gathers its one
+// element. 2-D and 3-D, H and D down, kept and up, volumes that end in a tail vector (or are
+// only one), align_corners reaching each plane's last element (the 16-bit dword gathers'
+// edge), NaN payloads, both gather spellings, 1 and 2 threads; and the shapes that keep rows
+// (H up over larger slices, rows of a whole vector).
+TEST(jit_bitwise, ncx_nearest_flat_volumes) {
+    REQUIRE_AVX2();
+    const threads_and_spelling_restore restore;
+    struct shape {
+        std::vector<int64_t> in, out;
+        bool flat;
+    };
+    const std::vector<shape> shapes = {
+        {{41, 10, 5}, {13, 2, 1}, true},   // 3-D, slices of 2 (the seed-97 sweep's shape)
+        {{49, 1, 4}, {50, 1, 6}, true},    // D up, slices of one row of 6
+        {{4, 40, 40}, {8, 30, 5}, true},   // H down, rows of 5
+        {{100, 300}, {30, 1}, true},       // 2-D, one column
+        {{64, 64}, {64, 6}, true},         // H kept
+        {{7, 3}, {2, 3}, true},            // 6 outputs: the tail alone
+        {{120, 90}, {5, 5}, true},         // W down 18x (r525to5 goes flat too)
+        {{3, 9}, {5, 2}, true},            // H up, a slice of 10
+        {{8, 8, 8}, {16, 16, 4}, false},   // H up, slices of 64: rows (pairs)
+        {{20, 30}, {40, 5}, false},        // H up, plane of 200: rows
+        {{40, 40}, {20, 8}, false},        // rows of a whole vector
+    };
+    std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> spatial;
+    for (const auto &sh : shapes) spatial.push_back({sh.in, sh.out});
+    sweep_ncx(
+        spatial, 4300,
+        [&](const op_desc &d, const jit_conf &cf, size_t i, int) { EXPECT_EQ(cf.flat, shapes[i].flat) << describe(d); },
+        mode::nearest);
 }
 
 // Flat volumes of src planes past 2^18 elements: the taps are read in place, so any volume the
@@ -680,7 +714,7 @@ TEST(jit_bitwise, ncx_flat_wplanes) {
         {{23, 2}, {41, 3}}, {{30, 3}, {60, 3}}, {{9, 5}, {17, 7}}, {{12, 7}, {19, 8}},
         {{33, 6}, {40, 1}}, {{7, 4}, {15, 2}}, {{3, 20, 6}, {5, 30, 8}}, {{4, 9, 3}, {3, 13, 5}},
     };
-    sweep_ncx_linear(shapes, 1800, [&](const op_desc &d, const jit_conf &cf, size_t, int) {
+    sweep_ncx(shapes, 1800, [&](const op_desc &d, const jit_conf &cf, size_t, int) {
         EXPECT_EQ(cf.flat_w, !cf.flat)
             << describe(d) << " plane " << cf.plane_mode << " fused " << cf.fuse_h << " window " << cf.window;
     });

@@ -393,6 +393,21 @@ void sweep_ncx(const std::vector<std::pair<std::vector<int64_t>, std::vector<int
                     }
     });
 }
+
+// Shapes (in, out) and whether the AVX2 conf walks them flat (jit_conf::flat): sweep_ncx
+// checks that, then the bits.
+struct flat_shape {
+    std::vector<int64_t> in, out;
+    bool flat;
+};
+void sweep_flat(const std::vector<flat_shape> &shapes, uint32_t seed, mode m) {
+    std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> spatial;
+    for (const auto &sh : shapes) spatial.push_back({sh.in, sh.out});
+    sweep_ncx(
+        spatial, seed,
+        [&](const op_desc &d, const jit_conf &cf, size_t i, int) { EXPECT_EQ(cf.flat, shapes[i].flat) << describe(d) << " fused " << cf.fuse_h; },
+        m);
+}
 }  // namespace
 
 // NCX linear with outputs of 1-3 columns, (plane, od) slices of at most two vectors in rows
@@ -405,11 +420,7 @@ void sweep_ncx(const std::vector<std::pair<std::vector<int64_t>, std::vector<int
 TEST(jit_bitwise, ncx_flat_volumes) {
     REQUIRE_AVX2();
     const threads_and_spelling_restore restore;
-    struct shape {
-        std::vector<int64_t> in, out;
-        bool flat;
-    };
-    const std::vector<shape> shapes = {
+    sweep_flat({
         {{37, 7}, {9, 1}, true},           // H down: fused rows of 1
         {{41, 5}, {13, 3}, true},          // fused rows of 3, 39 outputs: a tail of 7
         {{9, 3}, {37, 1}, true},           // H up, 1 column
@@ -431,12 +442,7 @@ TEST(jit_bitwise, ncx_flat_volumes) {
         {{12, 12, 5}, {5, 4, 6}, true},    // slices of 24, D down: fused rows that gather
         {{12, 12, 12}, {20, 4, 6}, false}, // slices of 24, D up: rows stay
         {{10, 10}, {2, 8}, false},         // rows of a whole vector stay rows
-    };
-    std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> spatial;
-    for (const auto &sh : shapes) spatial.push_back({sh.in, sh.out});
-    sweep_ncx(spatial, 1500, [&](const op_desc &d, const jit_conf &cf, size_t i, int) {
-        EXPECT_EQ(cf.flat, shapes[i].flat) << describe(d) << " fused " << cf.fuse_h;
-    });
+    }, 1500, mode::linear);
     // The same rule at 512 bits: rows of 8 use half a vector.
     const auto gathered3 = problem_builder().src({1, 111, 4, 14, 52}).sizes({2, 7, 8}).fmt(data_format::ncx).mode(mode::linear);
     EXPECT_TRUE(make_jit_conf(make_problem(gathered3), kernel_isa(cpu_isa::avx512_core)).flat);
@@ -452,11 +458,7 @@ TEST(jit_bitwise, ncx_flat_volumes) {
 TEST(jit_bitwise, ncx_nearest_flat_volumes) {
     REQUIRE_AVX2();
     const threads_and_spelling_restore restore;
-    struct shape {
-        std::vector<int64_t> in, out;
-        bool flat;
-    };
-    const std::vector<shape> shapes = {
+    sweep_flat({
         {{41, 10, 5}, {13, 2, 1}, true},   // 3-D, slices of 2 (the seed-97 sweep's shape)
         {{49, 1, 4}, {50, 1, 6}, true},    // D up, slices of one row of 6
         {{4, 40, 40}, {8, 30, 5}, true},   // H down, rows of 5
@@ -468,13 +470,7 @@ TEST(jit_bitwise, ncx_nearest_flat_volumes) {
         {{8, 8, 8}, {16, 16, 4}, false},   // H up, slices of 64: rows (pairs)
         {{20, 30}, {40, 5}, false},        // H up, plane of 200: rows
         {{40, 40}, {20, 8}, false},        // rows of a whole vector
-    };
-    std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> spatial;
-    for (const auto &sh : shapes) spatial.push_back({sh.in, sh.out});
-    sweep_ncx(
-        spatial, 4300,
-        [&](const op_desc &d, const jit_conf &cf, size_t i, int) { EXPECT_EQ(cf.flat, shapes[i].flat) << describe(d); },
-        mode::nearest);
+    }, 4300, mode::nearest);
 }
 
 // Flat volumes of src planes past 2^18 elements: the taps are read in place, so any volume the

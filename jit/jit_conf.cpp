@@ -79,7 +79,7 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.d_pairs = c.h_pairs = c.h_runs = c.pairs_nt = c.nearest_row_pairs = c.plane_lines = c.blend_lines = false;
     c.nt_eligible = c.nt_by_src = c.nt_stream = c.copy_aligned = false;
     c.prefetch_bytes = 0;
-    c.par_min_bytes = jit_conf::kParMinFlat;
+    c.par_min_bytes = c.algorithm == alg::linear ? jit_conf::kParMinFlat : jit_conf::kParMinFlatNearest;
     c.n_slots = c.n_wplanes = 0;
     c.d_cols = 0;
     c.d_group = 0;

@@ -445,9 +445,13 @@ struct jit_conf {
     // 49x1x4 -> 50x1x6 C = 8 (16 KB) 6.0 -> 4.6 us, C = 16 12.0 -> 7.6 us, C = 21 21 -> 8.6 us,
     // 24x4x1 -> 63x1x3 C = 12 (14 KB) 5.7 -> 3.7 us, 46x8x3 -> 231x8x1 C = 5 (59 KB) 27 -> 14
     // us, 300x5 -> 100x2 C = 8 (54 KB) 2.9 -> 1.9 us; but C = 4 (8 KB) 3.0 -> 3.2 us and C = 2
-    // 1.6 -> 2.4 us. The other kernels keep kParMinBytes: gathered nearest rows of 4 -> 6
-    // elements, C = 16 (32 KB), ran 5.2 -> 6.2 us.
+    // 1.6 -> 2.4 us. Nearest flat volumes gather one tap a lane, so they split from
+    // kParMinFlatNearest: 49x1x4 -> 50x1x6 C = 8 (16 KB) 0.8 -> 2.0 us on 2 threads, C = 16
+    // (32 KB) 1.6 -> 1.6 us, C = 32 (63 KB) 3.0 -> 2.4 us, C = 64 6.0 -> 3.8-4.3 us. The other
+    // kernels keep kParMinBytes: gathered nearest rows of 4 -> 6 elements, C = 16 (32 KB), ran
+    // 5.2 -> 6.2 us.
     static constexpr int64_t kParMinBytes = int64_t(64) << 10, kParMinFlat = int64_t(12) << 10;
+    static constexpr int64_t kParMinFlatNearest = int64_t(32) << 10;
     int64_t par_min_bytes = kParMinBytes;
 
     int64_t rows = 0;                  // kernel calls per execution

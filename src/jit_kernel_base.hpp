@@ -71,8 +71,8 @@ protected:
     code_arena arena_{size_t(7) * 16 * 1024};
 
     // The threads for_thread_ranges runs on. Threads only pay off past conf.par_min_bytes of
-    // traffic (64 KiB; flat volumes, which gather every tap, 12 KiB); below that one thread
-    // does it all, without entering a parallel region.
+    // traffic (64 KiB; flat volumes, which gather every tap, 12 KiB, nearest ones 32 KiB);
+    // below that one thread does it all, without entering a parallel region.
     int exec_threads() const {
         const problem &p = prob();
         const bool par = conf_.rows > 1 && p.src_bytes + p.dst_bytes > static_cast<size_t>(conf_.par_min_bytes);

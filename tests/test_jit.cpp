@@ -461,6 +461,10 @@ TEST(jit_conf, flat_volumes_split_from_fewer_bytes) {
     EXPECT_TRUE(flat.flat);
     EXPECT_EQ(flat.par_min_bytes, jit_conf::kParMinFlat);
     EXPECT_EQ(conf(3, {224, 224}, {512, 512}).par_min_bytes, jit_conf::kParMinBytes);
+    const auto nearest = problem_builder().src(layout(data_format::ncx, 1, 21, {49, 1, 4})).sizes({50, 1, 6}).fmt(data_format::ncx).mode(mode::nearest);
+    const jit_conf nf = make_jit_conf(make_problem(nearest), cpu_isa::avx2);
+    EXPECT_TRUE(nf.flat);
+    EXPECT_EQ(nf.par_min_bytes, jit_conf::kParMinFlatNearest) << "one tap a lane: threads pay later";
     // Gathered fused rows (H down, W 4 -> 6) go flat; 1.3 MB of src would have prefetched rows.
     const jit_conf big = conf(400, {200, 4}, {40, 6});
     EXPECT_TRUE(big.flat);

@@ -263,7 +263,8 @@ void set_groups(jit_conf &c, const problem &p, const h_links &hl, const h_links 
     // C = 16 0.47-0.57x, 64x64 -> 64x6 C = 32 0.71-0.88x, r525to5 0.69-0.74x, 100x100 -> 50x7
     // C = 16 0.87-0.92x, 1000x1000 -> 500x7 C = 3 0.93-0.97x, 2000x2000 -> 1000x5 C = 1
     // 0.75-0.98x. With H up over larger slices rows won: 8x8x8 -> 16x16x4 C = 8 1.37-1.62x the
-    // time flat, 224x224 -> 512x4 C = 3 0.74-1.03x, so those stay rows.
+    // time flat, 224x224 -> 512x4 C = 3 0.74-1.03x, so those stay rows. At 512 bits the rule
+    // is scaled (rows under 16), not measured (emulated for its bits only).
     if (!lin && c.pass_engine && p.fmt == data_format::ncx && c.k >= 2 && c.OW < w &&
         (p.out[1] * c.OW <= 2 * w || p.out[1] <= p.in[1]) &&
         p.out[0] * p.out[1] * p.out[2] <= jit_conf::kFlatMaxOut && p.in[0] * p.in[1] * p.in[2] < jit_conf::kFlatMaxIn)

@@ -210,13 +210,15 @@ private:
         const problem &p = prob();
         return (plane * p.in[0] + id) * p.in[1] + ih;
     }
+    // Nearest: the src row output row o copies from.
+    int64_t nearest_src_row(const row_id &o) const { return src_row(o.plane, tables_.d.nearest[o.od], tables_.h.nearest[o.oh]); }
 
     // Nearest row mode (conf.prefetch_bytes): the start of the src row of the row after o, while
     // o's row (src row key) is made, unless it is key's row or the next one in memory, which
     // the hardware prefetcher streams into.
     void prefetch_next(row_id o, int64_t key, const uint8_t *src) const {
         step(o);
-        const int64_t next = src_row(o.plane, tables_.d.nearest[o.od], tables_.h.nearest[o.oh]);
+        const int64_t next = nearest_src_row(o);
         if (next == key || next == key + 1) return;
         const char *row = reinterpret_cast<const char *>(src + next * conf_.src_row_bytes);
         for (int64_t b = 0; b < conf_.prefetch_bytes; b += 64) _mm_prefetch(row + b, _MM_HINT_T0);
@@ -241,7 +243,7 @@ private:
         int64_t prev = -1;
         row_id o = split(r0);
         for (int64_t r = r0; r < r1; ++r, step(o)) {
-            const int64_t key = src_row(o.plane, tables_.d.nearest[o.od], tables_.h.nearest[o.oh]);
+            const int64_t key = nearest_src_row(o);
             uint8_t *out = dst + r * conf_.dst_row_bytes;
             if (via_fn) {  // the row once into scratch, then streamed or copied to each row that repeats it
                 if (key != prev) {
@@ -269,7 +271,7 @@ private:
             if (pair_fn && r + 1 < r1) {  // the next row repeats this one's src row: both at once
                 row_id on = o;
                 step(on);
-                if (src_row(on.plane, tables_.d.nearest[on.od], tables_.h.nearest[on.oh]) == key) {
+                if (nearest_src_row(on) == key) {
                     pair_fn(&a);
                     ++r;
                     o = on;

@@ -240,16 +240,24 @@ size_t nt_min_bytes(int threads) {
     return threads > 1 ? v.second : v.first;
 }
 
+namespace {
+// Whether XINTERP_NT_MIN_BYTES (read once, as nt_min_default does) or the test override sets
+// the NT threshold, which then is the whole rule.
+bool nt_min_set() {
+    static const bool env = std::getenv("XINTERP_NT_MIN_BYTES") != nullptr;
+    return env || g_nt_min_override.load();
+}
+}  // namespace
+
 bool nt_pays(const problem &p, int threads) {
     if (p.dst_bytes >= nt_min_bytes(threads)) return true;
-    static const bool env = std::getenv("XINTERP_NT_MIN_BYTES") != nullptr;
-    if (threads > 1 || env || g_nt_min_override.load()) return false;
+    if (threads > 1 || nt_min_set()) return false;
     return p.dst_bytes >= kNtSrcFloor && p.src_bytes + p.dst_bytes >= static_cast<size_t>(usable_llc_bytes());
 }
 
 size_t stream_min_bytes(int threads) {
     const size_t nt = nt_min_bytes(threads);
-    if (g_nt_min_override.load() || std::getenv("XINTERP_NT_MIN_BYTES")) return nt;
+    if (nt_min_set()) return nt;
     return std::max(nt, static_cast<size_t>(usable_llc_bytes()));
 }
 

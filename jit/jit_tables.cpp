@@ -211,24 +211,21 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     const axis_table w = make_axis(p, 2);
     const bool lin = p.algorithm == alg::linear;
     if (lin && p.dt == data_type::bf16 && !c.native_bf16) set_bf16_clean_bounds(t, w);  // native: no fixups to skip
-    if (c.flat && !lin) {  // jit_conf::flat, nearest: per output vector a header, then the index vector
-        const int64_t oh_n = p.out[1], ow_n = p.out[2], V = c.simd_w * 4;
-        t.wtab.assign(static_cast<size_t>(c.ow_vecs * c.rec_bytes), 0);  // tail lanes: element 0
-        for (int64_t f = 0; f < c.row_out; ++f) {
-            const int64_t x = w.nearest[f % ow_n], h = t.h.nearest[f / ow_n % oh_n], d = t.d.nearest[f / (ow_n * oh_n)];
-            put<int32_t>(t.wtab, static_cast<size_t>(f / c.simd_w * c.rec_bytes + V + 4 * (f % c.simd_w)),
-                         static_cast<int32_t>((d * p.in[1] + h) * p.in[2] + x));
-        }
-    } else if (c.flat) {  // jit_conf::flat: per output vector, 2^k index vectors, then W, H, D weights
-        const int64_t taps = int64_t(1) << c.k, oh_n = p.out[1], ow_n = p.out[2];
+    if (c.flat) {  // jit_conf::flat: per output vector, linear: 2^k index vectors, then W, H, D
+                   // weights; nearest: a header, then the index vector
+        const int64_t taps = int64_t(1) << c.k, oh_n = p.out[1], ow_n = p.out[2], V = c.simd_w * 4;
+        auto at = [&](int64_t d, int64_t h, int64_t x) { return (d * p.in[1] + h) * p.in[2] + x; };  // in the plane
         t.wtab.assign(static_cast<size_t>(c.ow_vecs * c.rec_bytes), 0);  // tail lanes: element 0, weights 0
         for (int64_t f = 0; f < c.row_out; ++f) {
-            const linear_tap &tw = w.lin[f % ow_n], &th = t.h.lin[f / ow_n % oh_n], &td = t.d.lin[f / (ow_n * oh_n)];
-            int64_t idx[8];
-            for (int64_t j = 0; j < taps; ++j) {
-                const int64_t d = j & 4 ? td.i1 : td.i0, h = j & 2 ? th.i1 : th.i0, x = j & 1 ? tw.i1 : tw.i0;
-                idx[j] = (d * p.in[1] + h) * p.in[2] + x;
+            const int64_t ow = f % ow_n, oh = f / ow_n % oh_n, od = f / (ow_n * oh_n);
+            if (!lin) {
+                put<int32_t>(t.wtab, static_cast<size_t>(f / c.simd_w * c.rec_bytes + V + 4 * (f % c.simd_w)),
+                             static_cast<int32_t>(at(t.d.nearest[od], t.h.nearest[oh], w.nearest[ow])));
+                continue;
             }
+            const linear_tap &tw = w.lin[ow], &th = t.h.lin[oh], &td = t.d.lin[od];
+            int64_t idx[8];
+            for (int64_t j = 0; j < taps; ++j) idx[j] = at(j & 4 ? td.i1 : td.i0, j & 2 ? th.i1 : th.i0, j & 1 ? tw.i1 : tw.i0);
             const linear_tap *axes[3] = {&tw, &th, &td};
             put_flat_lane(t.wtab, c, f, idx, axes, c.k);
         }

@@ -213,10 +213,11 @@ private:
     // Nearest: the src row output row o copies from.
     int64_t nearest_src_row(const row_id &o) const { return src_row(o.plane, tables_.d.nearest[o.od], tables_.h.nearest[o.oh]); }
 
-    // Nearest row mode (conf.prefetch_bytes): the start of the src row of the row after o, while
-    // o's row (src row key) is made, unless it is key's row or the next one in memory, which
-    // the hardware prefetcher streams into.
-    void prefetch_next(row_id o, int64_t key, const uint8_t *src) const {
+    // Nearest row mode (conf.prefetch_bytes): the start of the src row of the row after o (row r
+    // of the range [r0, r1) being made, from src row key), unless o is the range's last row or
+    // that row is key's or the next one in memory, which the hardware prefetcher streams into.
+    void prefetch_next(row_id o, int64_t r, int64_t r1, int64_t key, const uint8_t *src) const {
+        if (!conf_.prefetch_bytes || r + 1 >= r1) return;  // none wanted, or o is the range's last row
         step(o);
         const int64_t next = nearest_src_row(o);
         if (next == key || next == key + 1) return;
@@ -249,7 +250,7 @@ private:
                 if (key != prev) {
                     a.src = src + key * conf_.src_row_bytes;
                     a.dst = row_buf;
-                    if (conf_.prefetch_bytes && r + 1 < r1) prefetch_next(o, key, src);
+                    prefetch_next(o, r, r1, key, src);
                     fn(&a);
                     prev = key;
                 }
@@ -267,7 +268,7 @@ private:
             a.src = src + key * conf_.src_row_bytes;
             a.dst = out;
             prev = key;
-            if (conf_.prefetch_bytes && r + 1 < r1) prefetch_next(o, key, src);
+            prefetch_next(o, r, r1, key, src);
             if (pair_fn && r + 1 < r1) {  // the next row repeats this one's src row: both at once
                 row_id on = o;
                 step(on);

@@ -544,6 +544,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     else set_pass(c, p, hl);
     set_stores(c, p);
     set_groups(c, p, hl, dl);
+    c.px_spans = !c.pass_engine && !c.nxc_separable && !c.flat && !c.narrow;  // the direct NXC driver's row kernels
     c.ok = true;
     return c;
 }

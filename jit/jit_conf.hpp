@@ -57,6 +57,11 @@ struct jit_conf {
     // never where output rows rarely share src rows (fuse_h's rule), where the direct kernel is
     // that fusion already.
     bool nxc_separable = false;
+    // The direct NXC row kernels (not narrow pixels, whose stores spill into the next pixel)
+    // take their pixel count from jit_args::px_count, so a call may make a span of a row: where
+    // the threads do not divide a few rows evenly (1-D NXC: one row per image), they share the
+    // output's pixels instead (jit_kernel_base::for_thread_ranges).
+    bool px_spans = false;
     // Separable NXC bf16 on AVX2 with C a multiple of 16: the f32 W rows hold each flat block of
     // 16 elements as its even elements, then its odd ones. The W step loads the 16 words once
     // and widens the even ones with a shift (vpslld 16) and the odd ones with a mask (vpand
@@ -583,6 +588,7 @@ struct jit_args {
     void *dst_b;         // D-pair kernel (jit_conf::d_pairs): the second row, one od on
     float wd_b[2];       // D-pair kernel: the second row's D weights
     int64_t flags;       // kFlag* bits of this execution
+    int64_t px_count;    // conf.px_spans row kernels: the pixels to make, from wtab and dst on
 };
 // The row-pair kernel (jit_conf::row_pairs) reads src[0..2] as the three src rows (the first
 // output row blends rows 0 and 1, the second rows 1 and 2) and writes dst and the row after;

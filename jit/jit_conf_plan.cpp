@@ -20,6 +20,10 @@ std::string bytes(int64_t b) {
     return num(b) + " bytes";
 }
 
+void spans(const jit_conf &c, std::vector<std::string> &v) {
+    if (c.px_spans) v.push_back("a row kernel call may make a span of a row: threads share the pixels of a few rows (px_spans)");
+}
+
 // The direct NXC kernel: one call per output row (or pair, or run), pixels of C channels.
 void direct(const jit_conf &c, std::vector<std::string> &v) {
     const bool lin = c.algorithm == alg::linear;
@@ -27,6 +31,7 @@ void direct(const jit_conf &c, std::vector<std::string> &v) {
         v.push_back("direct NXC kernel: pixel copies of " + count(c.c_bytes, "byte"));
         if (c.row_pairs) v.push_back("rows that repeat a src row in pairs from one call, with plain stores (row_pairs)");
         if (c.copy_rows) v.push_back("rows that repeat a src row copied from the row before (copy_rows)");
+        spans(c, v);
         return;
     }
     if (c.narrow) {
@@ -46,6 +51,7 @@ void direct(const jit_conf &c, std::vector<std::string> &v) {
     else if (c.same_pairs) v.push_back("output rows with the same H taps in pairs (same_pairs)");
     if (c.row_pairs) v.push_back("output rows whose H taps chain in pairs (row_pairs)");
     if (c.d_pairs) v.push_back("od pairs with the same D taps (d_pairs)");
+    spans(c, v);
 }
 
 // The pass engine's W step: how a vector of outputs finds its taps.

@@ -243,7 +243,7 @@ void jit_interp_kernel<isa>::gen_nxc_nearest() {
     mov(reg_tab, ARG(wtab));
     mov(reg_row[0], ARG(src[0]));
     Label l_ow, l_v;
-    mov(reg_ow, c.OW);
+    row_pixels(c.OW);
     L(l_ow); {
         mov(reg_p0, ptr[reg_tab]);
         add(reg_p0, reg_row[0]);
@@ -466,11 +466,19 @@ void jit_interp_kernel<isa>::vector_loop(int64_t n, int in_v, int out_v, const c
     if (rest) step(rest);
 }
 
+// The pixel counter for n pixels: a whole row's count comes from jit_args::px_count in the
+// row kernels that conf.px_spans lets the driver call for a span of a row.
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::row_pixels(int64_t n) {
+    if (n == conf_.OW && conf_.px_spans && pair_ == pair_kind::none && !w_only_) mov(reg_ow, ARG(px_count));
+    else mov(reg_ow, n);
+}
+
 // n pixels: each one's taps (pixel_taps), body, and the step to the next table record.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::for_pixels(int64_t n, const std::function<void()> &body) {
     Label l_px;
-    mov(reg_ow, n);
+    row_pixels(n);
     L(l_px); {
         pixel_taps();
         body();

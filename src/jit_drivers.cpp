@@ -188,6 +188,14 @@ public:
                 prev = a.src[0];
                 emit(fn);
             }
+        }, [&](int64_t r, int64_t ow0, int64_t n, uint8_t *) {  // a span of row r (conf.px_spans): plain row kernel calls
+            jit_args a{};
+            a.flags = flags;
+            set_row(a, r, split(r), static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst));
+            a.wtab = tables_.wtab.data() + ow0 * conf_.wtab_stride;
+            a.dst = static_cast<uint8_t *>(a.dst) + ow0 * conf_.c_bytes;
+            a.px_count = n;
+            fn(&a);
         });
     }
 
@@ -201,6 +209,7 @@ private:
         const int64_t oh = o.oh, od = o.od;
         const uint8_t *base = src + o.plane * p.in[0] * p.in[1] * conf_.src_row_bytes;
         a.dst = dst + r * conf_.dst_row_bytes;
+        a.px_count = conf_.OW;
         auto row = [&](int64_t id, int64_t ih) { return base + (id * p.in[1] + ih) * conf_.src_row_bytes; };
         if (p.algorithm == alg::nearest) {
             a.src[0] = row(tables_.d.nearest[od], tables_.h.nearest[oh]);

@@ -663,3 +663,46 @@ TEST(jit_bitwise, nxc_linear_pairs_by_pixel_lines) {
                 }
     }
 }
+
+// Few rows that the threads do not divide evenly (jit_conf::px_spans): the threads share the
+// output's pixels, a span of a row at either end of each share and whole rows between
+// (jit_kernel_base::for_thread_ranges). 1-D NXC (one row per image), 2-D and 3-D with 2-5
+// rows, pixels with a channel tail, whole vectors, the unrolled few-vector pixels, bf16's
+// 16-channel blocks; nearest copies; NT-sized dst (threshold lowered: the NT row kernel's
+// spans); 1-4 threads, so span boundaries fall at many pixels. Guard pages on either edge.
+TEST(jit_bitwise, pixel_spans) {
+    REQUIRE_AVX2();
+    threads_and_spelling_restore restore;
+    struct shape {
+        int64_t n, c;
+        std::vector<int64_t> in, out;
+    };
+    const std::vector<shape> shapes = {
+        {1, 37, {300}, {1001}},            // 1-D, one row, a channel tail
+        {3, 16, {257}, {800}},             // 1-D, three rows
+        {1, 64, {1500}, {301}},            // 1-D down, whole vectors
+        {1, 243, {10, 222}, {3, 201}},     // 2-D, three rows
+        {2, 21, {7, 40}, {1, 611}},        // 2-D, two rows, unrolled pixels
+        {1, 40, {5, 9, 40}, {1, 5, 97}},   // 3-D, five rows
+        {1, 24, {4, 6, 30}, {2, 2, 150}},  // 3-D, four rows (D pairs where whole rows)
+    };
+    uint32_t seed = 5200;
+    int spanned = 0;
+    for (bool nt : {false, true}) {
+        nt_threshold low(nt ? size_t(1) : size_t(0));
+        for (int threads : {1, 2, 3, 4}) {
+            omp_set_num_threads(threads);
+            for (const auto &sh : shapes)
+                for (auto m : kModes)
+                    for (auto t : kTypes) {
+                        if (emulated() && (threads > 2 || t != data_type::f32 || nt)) continue;
+                        const auto d = problem_builder().src(layout(data_format::nxc, sh.n, sh.c, sh.in)).sizes(sh.out).mode(m).dt(t);
+                        const jit_conf jc = make_jit_conf(make_problem(d), get_effective_cpu_isa());
+                        spanned += jc.px_spans && threads > 1;
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt;
+                    }
+        }
+    }
+    EXPECT_GT(spanned, 0);
+}

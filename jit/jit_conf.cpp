@@ -514,6 +514,23 @@ void set_pass(jit_conf &c, const problem &p, const h_links &hl) {
     if (c.plane_mode && tabled && p.out[1] < p.in[1] && dense && c.src_row_bytes <= jit_conf::kPrefetchRowBytes)
         c.prefetch_bytes = c.src_row_bytes;
 }
+
+// jit_conf::span_units: the direct NXC row kernels' pixels; the final W pass's output vectors
+// in row mode, where its regions are the pairs prefix and the rest (no up2 or periodic runs,
+// whose groups start at fixed vectors). Only below kSpanMaxRows rows: spans serve rows that
+// the threads do not divide, fewer than 16 a thread (jit_kernel_base::spans_now), and the
+// span-capable kernels count at run time what the others have as immediates. img_down nearest
+// NCX f32 (672 rows of 28 vectors) ran 1.07x the time with them on 1 thread (bench_ab, 31
+// reps, both 154 -> 164 us and 121 -> 129 us); above 256 rows, 16 threads or fewer never
+// take spans.
+int64_t span_units(const jit_conf &c, const problem &p) {
+    if (c.flat || c.rows >= jit_conf::kSpanMaxRows) return 0;
+    if (!c.pass_engine) return c.nxc_separable || c.narrow ? 0 : c.OW;
+    const bool final_rows = c.algorithm == alg::nearest || p.k == 1;
+    const bool rows = !c.plane_mode && !c.h2_pairs && !c.fuse_h && !c.hvol;
+    return final_rows && rows && c.up2_groups == 0 && c.per_periods == 0 ? c.ow_vecs : 0;
+}
+
 }  // namespace
 
 jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
@@ -544,7 +561,8 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     else set_pass(c, p, hl);
     set_stores(c, p);
     set_groups(c, p, hl, dl);
-    c.px_spans = !c.pass_engine && !c.nxc_separable && !c.flat && !c.narrow;  // the direct NXC driver's row kernels
+    c.span_units = span_units(c, p);
+    c.span_grain = c.pass_engine ? 2 : 1;
     c.ok = true;
     return c;
 }

@@ -57,11 +57,20 @@ struct jit_conf {
     // never where output rows rarely share src rows (fuse_h's rule), where the direct kernel is
     // that fusion already.
     bool nxc_separable = false;
-    // The direct NXC row kernels (not narrow pixels, whose stores spill into the next pixel)
-    // take their pixel count from jit_args::px_count, so a call may make a span of a row: where
-    // the threads do not divide a few rows evenly (1-D NXC: one row per image), they share the
-    // output's pixels instead (jit_kernel_base::for_thread_ranges).
-    bool px_spans = false;
+    // Row kernels that can make a span of a row: where the threads do not divide a few rows
+    // evenly (1-D: one row per image, or per channel plane), they share the rows' units
+    // instead (jit_kernel_base::for_thread_ranges). span_units is a row's count of them (0:
+    // whole rows only):
+    // - the direct NXC row kernels (not narrow pixels, whose stores spill into the next pixel):
+    //   OW pixels, the count in jit_args::px_count;
+    // - the pass engine's final W pass in row mode (nearest rows, 1-D linear), without up2 or
+    //   periodic runs: ow_vecs output vectors, the tail the last one, the range in
+    //   jit_pass_args::v0 and v1.
+    int64_t span_units = 0;
+    static constexpr int64_t kSpanMaxRows = 256;  // span_units only for fewer rows (jit_conf.cpp)
+    // Spans start at multiples of this many units: 2 in the W pass, whose 16-bit nearest word
+    // pairs store two vectors at once (NT: 32 or 64 bytes, aligned where the row is).
+    int64_t span_grain = 1;
     // Separable NXC bf16 on AVX2 with C a multiple of 16: the f32 W rows hold each flat block of
     // 16 elements as its even elements, then its odd ones. The W step loads the 16 words once
     // and widens the even ones with a shift (vpslld 16) and the odd ones with a mask (vpand
@@ -571,6 +580,7 @@ struct jit_pass_args {
     int64_t flags;      // kFlag* bits of this execution
     void *dst_b;        // blend pairs: the second output (D pairs: od + 1's first row; H pairs: oh + 1)
     float wb0, wb1;     // ... and its weights (D, or H)
+    int64_t v0, v1;     // W pass, conf.span_units: output vectors [v0, v1) of the row (tab and dst at v0; v1 = ow_vecs: to the end)
 };
 
 // The stream copy's ABI: one row of jit_conf::dst_row_bytes from src to dst (any alignment).
@@ -588,7 +598,7 @@ struct jit_args {
     void *dst_b;         // D-pair kernel (jit_conf::d_pairs): the second row, one od on
     float wd_b[2];       // D-pair kernel: the second row's D weights
     int64_t flags;       // kFlag* bits of this execution
-    int64_t px_count;    // conf.px_spans row kernels: the pixels to make, from wtab and dst on
+    int64_t px_count;    // conf.span_units row kernels: the pixels to make, from wtab and dst on
 };
 // The row-pair kernel (jit_conf::row_pairs) reads src[0..2] as the three src rows (the first
 // output row blends rows 0 and 1, the second rows 1 and 2) and writes dst and the row after;

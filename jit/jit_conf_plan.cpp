@@ -20,8 +20,11 @@ std::string bytes(int64_t b) {
     return num(b) + " bytes";
 }
 
+// Row kernels whose calls may make a span of a row (threads share the units of a few rows).
 void spans(const jit_conf &c, std::vector<std::string> &v) {
-    if (c.px_spans) v.push_back("a row kernel call may make a span of a row: threads share the pixels of a few rows (px_spans)");
+    if (c.span_units == 0) return;
+    const std::string unit = c.pass_engine ? "output vector" : "pixel";
+    v.push_back("a row's " + count(c.span_units, unit.c_str()) + " split among threads that do not divide a few rows (span_units)");
 }
 
 // The direct NXC kernel: one call per output row (or pair, or run), pixels of C channels.
@@ -97,6 +100,7 @@ void pass(const jit_conf &c, std::vector<std::string> &v) {
                                        : "the first " + num(c.prefetch_bytes) + " bytes of the next row's src row prefetched";
         v.push_back(what + (c.plane_mode ? " from its record" : " where it starts a new stream") + " (prefetch_bytes)");
     }
+    spans(c, v);
 }
 
 // Linear steps after the W step, for the pass engine and separable NXC alike.

@@ -467,10 +467,10 @@ void jit_interp_kernel<isa>::vector_loop(int64_t n, int in_v, int out_v, const c
 }
 
 // The pixel counter for n pixels: a whole row's count comes from jit_args::px_count in the
-// row kernels that conf.px_spans lets the driver call for a span of a row.
+// row kernels that conf.span_units lets the driver call for a span of a row.
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::row_pixels(int64_t n) {
-    if (n == conf_.OW && conf_.px_spans && pair_ == pair_kind::none && !w_only_) mov(reg_ow, ARG(px_count));
+    if (n == conf_.OW && conf_.span_units > 0 && pair_ == pair_kind::none && !w_only_) mov(reg_ow, ARG(px_count));
     else mov(reg_ow, n);
 }
 

@@ -92,7 +92,7 @@ private:
                     int64_t n_px = -1, int out_es = -1);  // out_es: bytes per output (-1: the dtype's)
     void pixel_taps();
     void for_pixels(int64_t n, const std::function<void()> &body);  // n pixels: taps, body, next record
-    void row_pixels(int64_t n);  // reg_ow = n, or jit_args::px_count for a whole row (conf.px_spans)
+    void row_pixels(int64_t n);  // reg_ow = n, or jit_args::px_count for a whole row (conf.span_units)
     static constexpr int64_t kUnrollC = 4;  // pixels of up to this many full vectors: unrolled_pixels
     // n full channel vectors of a wider pixel: kUnrollV per loop trip at their byte offsets
     // (in_v and out_v per vector), then the rest; step(v) moves the pointers v vectors on.

@@ -25,6 +25,7 @@ jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt,
       plane_(plane),
       h2_(h2),
       dup_row_(dup && final_out && !nt && !plane),
+      spans_(conf.span_units > 0 && final_out && !fused && !plane && !h2 && !dup_row_),
       align_(std::is_same<Vmm, Xbyak::Zmm>::value && conf.plane_lines && final_out && !nt && plane && !fused && !h2) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
@@ -533,32 +534,33 @@ void jit_ncx_wpass<isa>::row() {
     // displacement): the pointer steps and the loop branch cost half as much per vector.
     // 16-bit nearest word pairs: four vectors (two pairs) per trip.
     const bool wp = word_pairs();
-    auto loop = [&](int64_t vecs, bool pairs) {
-        const int kUnroll = wp ? 4 : 2;
-        auto group = [&](int n) {
-            for (slot_ = 0; slot_ < n; ++slot_) {
-                if (!wp || slot_ + 1 == n) {
-                    vector(simd_w, pairs);
-                } else {
-                    nearest_word_pair();
-                    ++slot_;
-                }
+    const int kUnroll = wp ? 4 : 2;
+    auto group = [&](int n, bool pairs) {
+        for (slot_ = 0; slot_ < n; ++slot_) {
+            if (!wp || slot_ + 1 == n) {
+                vector(simd_w, pairs);
+            } else {
+                nearest_word_pair();
+                ++slot_;
             }
-            slot_ = 0;
-            add(reg_tab, n * c.rec_bytes);
-            add(reg_dst, n * simd_w * out_es);
-        };
+        }
+        slot_ = 0;
+        add(reg_tab, n * c.rec_bytes);
+        add(reg_dst, n * simd_w * out_es);
+    };
+    auto loop = [&](int64_t vecs, bool pairs) {
         if (vecs >= kUnroll) {
             Label l_ow;
             mov(reg_cnt, vecs / kUnroll);
             L(l_ow); {
-                group(kUnroll);
+                group(kUnroll, pairs);
                 dec(reg_cnt);
                 jnz(l_ow, T_NEAR);
             }
         }
-        if (vecs % kUnroll) group(static_cast<int>(vecs % kUnroll));
+        if (vecs % kUnroll) group(static_cast<int>(vecs % kUnroll), pairs);
     };
+    if (spans_) return span_row(group, kUnroll);
     // Full vectors [0, u0) and [u1, ow_full) from their records (pairs first: pair_vecs is a
     // prefix), [u0, u1) by up2 groups or the periodic run.
     const bool up2 = c.up2_groups > 0 && !fused_, per = c.per_periods > 0 && !fused_;
@@ -574,6 +576,59 @@ void jit_ncx_wpass<isa>::row() {
     if (per) per_run();
     span(u1, c.ow_full);
     if (c.ow_tail > 0) vector(final_ ? c.ow_tail : simd_w, c.pair_tail);
+}
+
+// conf.span_units: output vectors [v0, v1) of the row (jit_pass_args; tab and dst at v0), v1
+// up to ow_vecs, the tail's end: the part of them in the pairs prefix [0, pair_vecs), the part
+// after it (both counts at run time, in reg_span_a and reg_span_b), then the tail if v1 passes
+// ow_full. group(n, pairs) makes n vectors and steps past them.
+template <cpu_isa isa>
+template <typename G>
+void jit_ncx_wpass<isa>::span_row(G &group, int unroll) {
+    const jit_conf &c = conf_;
+    const Reg64 &n_pairs = reg_span_a, &n_rest = reg_span_b, &mid = reg_span_c;
+    mov(n_pairs, PARG(v0));
+    mov(n_rest, PARG(v1));
+    mov(reg_tmp, c.ow_full);
+    cmp(n_rest, reg_tmp);
+    cmovg(n_rest, reg_tmp);  // e = min(v1, ow_full)
+    mov(mid, c.pair_vecs);
+    cmp(mid, n_pairs);
+    cmovl(mid, n_pairs);  // max(pair_vecs, v0)
+    cmp(mid, n_rest);
+    cmovg(mid, n_rest);  // ... at most e: the pairs' end within the span
+    neg(n_pairs);
+    add(n_pairs, mid);  // mid - v0
+    sub(n_rest, mid);   // e - mid
+    for (const auto &[n, pairs] : {std::pair<const Reg64 &, bool>{n_pairs, true}, {n_rest, false}}) {
+        Label l_groups, l_rest, l_one, l_done;
+        mov(reg_cnt, n);
+        shr(reg_cnt, unroll == 4 ? 2 : 1);
+        jz(l_rest, T_NEAR);
+        L(l_groups); {
+            group(unroll, pairs);
+            dec(reg_cnt);
+            jnz(l_groups, T_NEAR);
+        }
+        L(l_rest);
+        mov(reg_cnt, n);
+        and_(reg_cnt, unroll - 1);
+        jz(l_done, T_NEAR);
+        L(l_one); {
+            group(1, pairs);
+            dec(reg_cnt);
+            jnz(l_one, T_NEAR);
+        }
+        L(l_done);
+    }
+    if (c.ow_tail > 0) {
+        Label l_end;
+        mov(reg_tmp, c.ow_full);
+        cmp(PARG(v1), reg_tmp);
+        jle(l_end, T_NEAR);
+        vector(c.ow_tail, c.pair_tail);
+        L(l_end);
+    }
 }
 
 // row() leaves reg_dst past the row's full vectors; the tail (final: its lanes; scratch: a
@@ -665,6 +720,11 @@ void jit_ncx_wpass<isa>::generate() {
     if (conf_.flat) return generate_flat();
     const jit_conf &c = conf_;
     if (fused_) push(reg_src_b);  // callee-saved
+    if (spans_) {
+        push(reg_span_a);
+        push(reg_span_b);
+        push(reg_span_c);
+    }
     if (plane_) {
         push(reg_row);
         push(reg_rows);
@@ -771,6 +831,11 @@ void jit_ncx_wpass<isa>::generate() {
         pop(reg_base);
         pop(reg_rows);
         pop(reg_row);
+    }
+    if (spans_) {
+        pop(reg_span_c);
+        pop(reg_span_b);
+        pop(reg_span_a);
     }
     if (fused_) pop(reg_src_b);
     ret();

@@ -41,12 +41,18 @@ private:
     static constexpr bool kEvex = isa >= cpu_isa::avx512_core;  // spelling only, never the algorithm
     const jit_conf &conf_;
     const bool final_, nt_, fused_, plane_, h2_, dup_row_;
+    // conf.span_units, row mode's final W pass (not its dup variant): the row's vectors
+    // [v0, v1) from jit_pass_args, counted in r12-r14 (plane mode's, saved likewise).
+    const bool spans_;
+    template <typename G>
+    void span_row(G &group, int unroll);
 
     const Xbyak::Reg64 reg_args = rdi, reg_src = rsi, reg_dst = rdx, reg_tab = rcx;
     // reg_spare has no role of its own: the column pass takes it for window bases, h2 for its groups.
     const Xbyak::Reg64 reg_cnt = r8, reg_ba = r9, reg_bb = r10, reg_spare = r11, reg_tmp = rax;
     const Xbyak::Reg64 reg_src_b = rbx;  // fused only; saved and restored
     const Xbyak::Reg64 reg_row = r12, reg_rows = r13, reg_base = r14;  // plane only; saved and restored
+    const Xbyak::Reg64 reg_span_a = r12, reg_span_b = r13, reg_span_c = r14;  // spans only; saved and restored
     const Vmm vmm_a = Vmm(0), vmm_b = Vmm(1), vmm_idx = Vmm(2), vmm_r = Vmm(3);
     const Vmm vmm_rb = Vmm(4), vmm_wh0 = Vmm(5), vmm_wh1 = Vmm(6);
     const Vmm vmm_mask = Vmm(kMask);

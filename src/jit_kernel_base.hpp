@@ -75,31 +75,31 @@ protected:
     // The threads for_thread_ranges runs on. Threads only pay off past conf.par_min_bytes of
     // traffic (64 KiB; flat volumes, which gather every tap, 12 KiB, nearest ones 32 KiB);
     // below that one thread does it all, without entering a parallel region.
-    // Row kernels that make spans of rows (conf.px_spans) split the output's pixels, so a
-    // single row (1-D NXC) can take every thread.
+    // Row kernels that make spans of rows (conf.span_units) split the rows' units, so a single
+    // row (1-D) can take every thread.
     int exec_threads() const {
         const problem &p = prob();
-        const int64_t units = conf_.px_spans ? conf_.rows * conf_.OW : conf_.rows;
+        const int64_t units = conf_.span_units > 0 ? conf_.rows * conf_.span_units : conf_.rows;
         const bool par = units > 1 && p.src_bytes + p.dst_bytes > static_cast<size_t>(conf_.par_min_bytes);
         return par ? static_cast<int>(std::min<int64_t>(omp_get_max_threads(), units)) : 1;
     }
 
-    // Whether nthr threads share the output's pixels rather than its rows (conf.px_spans):
+    // Whether nthr threads share the rows' units rather than the rows (conf.span_units):
     // where they do not divide the rows evenly and there are fewer than kSpanRows a thread,
     // whole-row ranges would leave one thread a row more than another (3 rows on 2 threads:
     // 2 against 1; 1 row: one thread idles).
     static constexpr int64_t kSpanRows = 16;
     bool spans_now(int nthr) const {
         const int64_t rows = conf_.rows;
-        return conf_.px_spans && nthr > 1 && rows % nthr != 0 && rows < kSpanRows * nthr;
+        return conf_.span_units > 0 && nthr > 1 && rows % nthr != 0 && rows < kSpanRows * nthr;
     }
 
     // Calls body(first_row, end_row, scratch) once per thread on a contiguous range of output
     // rows (contiguous so that row caches see neighbouring rows), with the default MXCSR. The
     // scratch is placed against the thread's first dst row (thread_scratch). Where spans_now,
-    // each thread takes an equal contiguous share of the pixels instead: a partial row at
-    // either end of it goes to span(row, first_px, n_px, scratch), the whole rows between to
-    // body.
+    // each thread takes an equal contiguous share of the units instead: a partial row at
+    // either end of it goes to span(row, first_unit, n_units, scratch), the whole rows between
+    // to body.
     template <typename F, typename S = std::nullptr_t>
     void for_thread_ranges(const void *dst, F &&body, S &&span = nullptr) const {
         const int64_t rows = conf_.rows;
@@ -112,7 +112,7 @@ protected:
             return;
         }
         constexpr bool has_span = !std::is_same<std::decay_t<S>, std::nullptr_t>::value;
-        const int64_t per_row = has_span && spans_now(nthr) ? conf_.OW : 1, units = rows * per_row;
+        const int64_t per_row = has_span && spans_now(nthr) ? conf_.span_units : 1, units = rows * per_row;
         // No exception may leave a parallel region: a thread that cannot get its scratch
         // skips its rows, and the failure is reported after the region.
         std::atomic<bool> oom{false};
@@ -120,7 +120,7 @@ protected:
         {
             mxcsr_guard guard;
             const int t = omp_get_thread_num(), n = omp_get_num_threads();
-            const int64_t u0 = units * t / n, u1 = units * (t + 1) / n;
+            const int64_t u0 = share_start(units, t, n, per_row), u1 = share_start(units, t + 1, n, per_row);
             uint8_t *scratch = nullptr;
             try {
                 scratch = thread_scratch(conf_.scratch_bytes, dst_at + static_cast<uintptr_t>(u0 / per_row * conf_.dst_row_bytes));
@@ -138,10 +138,18 @@ protected:
         if (oom) throw std::bad_alloc();
     }
 
-    // Output pixels [p0, p1), rows of conf.OW: a span at either end, the whole rows between.
+    // Where thread t of n starts in units rows of per_row each: an equal share, a span's start
+    // within its row rounded down to a multiple of conf.span_grain.
+    int64_t share_start(int64_t units, int64_t t, int64_t n, int64_t per_row) const {
+        const int64_t u = units * t / n;
+        return per_row > 1 ? u - u % per_row % conf_.span_grain : u;
+    }
+
+    // Units [p0, p1), rows of conf.span_units: a span at either end, the whole rows between.
     template <typename F, typename S>
     void by_spans(int64_t p0, int64_t p1, F &body, S &span, uint8_t *scratch) const {
-        const int64_t ow = conf_.OW;
+        const int64_t ow = conf_.span_units;
+        if (p0 >= p1) return;  // a share that grain rounding emptied
         if (p0 % ow != 0) {
             const int64_t r = p0 / ow, end = std::min(p1, (r + 1) * ow);
             span(r, p0 % ow, end - p0, scratch);

@@ -85,7 +85,7 @@ public:
                 run_rows_2d(r0, r1, x, scratch);
             else
                 run_linear(r0, r1, x, scratch);
-        });
+        }, [&](int64_t r, int64_t v0, int64_t n, uint8_t *) { span_row(r, v0, n, x); });
     }
 
 private:
@@ -213,6 +213,21 @@ private:
     // Nearest: the src row output row o copies from.
     int64_t nearest_src_row(const row_id &o) const { return src_row(o.plane, tables_.d.nearest[o.od], tables_.h.nearest[o.oh]); }
 
+    // Vectors [v0, v0 + n) of output row r's W pass, straight to dst (conf.span_units: nearest
+    // rows and 1-D linear, a span that the threads' shares of a few rows cut).
+    void span_row(int64_t r, int64_t v0, int64_t n, const exec_ctx &x) const {
+        const row_id o = split(r);
+        const int64_t key = prob().algorithm == alg::nearest ? nearest_src_row(o) : src_row(o.plane, 0, 0);
+        jit_pass_args a{};
+        a.flags = x.flags;
+        a.src = x.src + key * conf_.src_row_bytes;
+        a.tab = tables_.wtab.data() + v0 * conf_.rec_bytes;
+        a.dst = x.dst + r * conf_.dst_row_bytes + v0 * conf_.simd_w * conf_.esize;
+        a.v0 = v0;
+        a.v1 = v0 + n;
+        pick(x.nt, wpass_, wpass_nt_)(&a);
+    }
+
     // Nearest row mode (conf.prefetch_bytes): the start of the src row of the row after o (row r
     // of the range [r0, r1) being made, from src row key), unless o is the range's last row or
     // that row is key's or the next one in memory, which the hardware prefetcher streams into.
@@ -233,6 +248,7 @@ private:
         jit_pass_args a{};
         a.tab = tables_.wtab.data();
         a.flags = x.flags;
+        a.v1 = conf_.ow_vecs;  // conf.span_units: the whole row
         const auto fn = pick(nt, wpass_, wpass_nt_);
         if (conf_.plane_mode) return run_tabled_planes(r0, r1, x);
         const auto stream_fn = stream_ && nt_wanted() ? stream_->fn() : nullptr;  // NT-sized for these threads
@@ -519,6 +535,7 @@ private:
         w_step_args a;
         a.wa.tab = a.ra.wtab = tables_.wtab.data();
         a.wa.flags = a.ra.flags = x.flags;
+        a.wa.v1 = conf_.ow_vecs;  // conf.span_units (1-D): the whole row
         return a;
     }
     // The W step of src row k into `to`.

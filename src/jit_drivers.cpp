@@ -188,7 +188,7 @@ public:
                 prev = a.src[0];
                 emit(fn);
             }
-        }, [&](int64_t r, int64_t ow0, int64_t n, uint8_t *) {  // a span of row r (conf.px_spans): plain row kernel calls
+        }, [&](int64_t r, int64_t ow0, int64_t n, uint8_t *) {  // pixels [ow0, ow0 + n) of row r (conf.span_units)
             jit_args a{};
             a.flags = flags;
             set_row(a, r, split(r), static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst));

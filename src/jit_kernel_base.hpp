@@ -74,9 +74,8 @@ protected:
 
     // The threads for_thread_ranges runs on. Threads only pay off past conf.par_min_bytes of
     // traffic (64 KiB; flat volumes, which gather every tap, 12 KiB, nearest ones 32 KiB);
-    // below that one thread does it all, without entering a parallel region.
-    // Row kernels that make spans of rows (conf.span_units) split the rows' units, so a single
-    // row (1-D) can take every thread.
+    // below that one thread does it all, without entering a parallel region. Kernels whose
+    // rows split into spans (conf.span_units) count units, so one row (1-D) takes them all.
     int exec_threads() const {
         const problem &p = prob();
         const int64_t units = conf_.span_units > 0 ? conf_.rows * conf_.span_units : conf_.rows;

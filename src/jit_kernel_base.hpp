@@ -75,10 +75,16 @@ protected:
     // The threads for_thread_ranges runs on. Threads only pay off past conf.par_min_bytes of
     // traffic (64 KiB; flat volumes, which gather every tap, 12 KiB, nearest ones 32 KiB);
     // below that one thread does it all, without entering a parallel region. Kernels whose
-    // rows split into spans (conf.span_units) count units, so one row (1-D) takes them all.
+    // rows split into spans (conf.span_units) count units, so one row (1-D) takes them all,
+    // from kSpanMinBytes of dst: below it more threads than rows lost on the dev VM (2 threads,
+    // bench_sweep against whole rows: 1-D NXC nearest 144 -> 58 C = 82, 19 KB of dst, 0.6 ->
+    // 1.2 us; 888 -> 126 C = 114, 57 KB, 1.5 -> 2.3 us; even at 116 and 148 KB; 956 -> 1695
+    // C = 88, 597 KB, 17 -> 10 us).
+    static constexpr size_t kSpanMinBytes = size_t(128) << 10;
     int exec_threads() const {
         const problem &p = prob();
-        const int64_t units = conf_.span_units > 0 ? conf_.rows * conf_.span_units : conf_.rows;
+        const bool by_units = conf_.span_units > 0 && p.dst_bytes >= kSpanMinBytes;
+        const int64_t units = by_units ? conf_.rows * conf_.span_units : conf_.rows;
         const bool par = units > 1 && p.src_bytes + p.dst_bytes > static_cast<size_t>(conf_.par_min_bytes);
         return par ? static_cast<int>(std::min<int64_t>(omp_get_max_threads(), units)) : 1;
     }

@@ -671,8 +671,10 @@ TEST(jit_bitwise, nxc_linear_pairs_by_pixel_lines) {
 // few-vector pixels, bf16's 16-channel blocks, nearest copies. Pass engine rows (units: output
 // vectors, the tail the last): NCX 1-D linear and nearest rows, up and down (the window pairs
 // prefix and the rest), nearest 2-D row mode, NXC C < simd_w 1-D rows (W x C elements); an
-// exact 2x row, whose up2 groups keep whole rows. NT-sized dst (threshold lowered: the NT
-// variants' spans); 1-4 threads, so span ends fall at many units. Guard pages on either edge.
+// exact 2x row, whose up2 groups keep whole rows. Single rows have 128 KiB of dst or more in
+// every dtype (jit_kernel_base::kSpanMinBytes: more threads than rows). NT-sized dst
+// (threshold lowered: the NT variants' spans); 1-4 threads, so span ends fall at many units.
+// Guard pages on either edge.
 TEST(jit_bitwise, row_spans) {
     REQUIRE_AVX2();
     threads_and_spelling_restore restore;
@@ -684,19 +686,19 @@ TEST(jit_bitwise, row_spans) {
     };
     const auto ncx = data_format::ncx, nxc = data_format::nxc;
     const std::vector<shape> shapes = {
-        {nxc, 1, 37, {300}, {1001}, true},             // 1-D, one row, a channel tail
+        {nxc, 1, 37, {300}, {4001}, true},             // 1-D, one row, a channel tail
         {nxc, 3, 16, {257}, {800}, true},              // 1-D, three rows
-        {nxc, 1, 64, {1500}, {301}, true},             // 1-D down, whole vectors
+        {nxc, 1, 64, {6000}, {2101}, true},            // 1-D down, whole vectors
         {nxc, 1, 243, {10, 222}, {3, 201}, true},      // 2-D, three rows
         {nxc, 2, 21, {7, 40}, {1, 611}, true},         // 2-D, two rows, unrolled pixels
         {nxc, 1, 40, {5, 9, 40}, {1, 5, 97}, true},    // 3-D, five rows
         {nxc, 1, 24, {4, 6, 30}, {2, 2, 150}, true},   // 3-D, four rows (D pairs where whole rows)
-        {ncx, 1, 1, {20000}, {29411}, true},           // 1-D, one row up
+        {ncx, 1, 1, {20000}, {70001}, true},           // 1-D, one row up
         {ncx, 1, 3, {7001}, {10003}, true},            // 1-D, three rows, a tail
-        {ncx, 1, 1, {90001}, {12347}, true},           // 1-D, one row down
-        {nxc, 1, 3, {7001}, {9005}, true},             // NXC C = 3: rows of W x C
+        {ncx, 1, 1, {400001}, {70007}, true},          // 1-D, one row down
+        {nxc, 1, 3, {7001}, {25005}, true},            // NXC C = 3: rows of W x C
         {ncx, 1, 1, {20, 30000}, {3, 10001}, true},    // 2-D nearest row mode (linear: fused rows)
-        {ncx, 1, 1, {20000}, {40000}, false},          // exactly 2x: up2 groups, whole rows
+        {ncx, 1, 1, {40000}, {80000}, false},          // exactly 2x: up2 groups, whole rows
     };
     uint32_t seed = 5200;
     int spanned = 0;
@@ -707,7 +709,7 @@ TEST(jit_bitwise, row_spans) {
             for (const auto &sh : shapes)
                 for (auto m : kModes)
                     for (auto t : kTypes) {
-                        if (emulated() && (threads > 2 || t != data_type::f32 || nt)) continue;
+                        if (emulated() && (threads != 2 || t != data_type::f32 || nt)) continue;
                         const auto d = problem_builder().src(layout(sh.f, sh.n, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(m).dt(t);
                         const jit_conf jc = make_jit_conf(make_problem(d), get_effective_cpu_isa());
                         const bool rows = m == mode::nearest || sh.in.size() == 1 || sh.f == nxc;  // NCX 2-D linear: not row kernels

@@ -449,6 +449,35 @@ TEST(jit_conf, prefetch_rows_where_taps_touch_every_line) {
     EXPECT_EQ(conf({78, 376}, {22, 705}, f32, lin, 8).prefetch_bytes, 0);
 }
 
+// Which kernels' rows split into spans (jit_conf::span_units): the direct NXC kernels (pixels),
+// not narrow pixels; the final W pass in row mode (output vectors: nearest rows, 1-D linear),
+// not with up2 groups, not 2-D linear (blends) or plane mode; none from kSpanMaxRows rows.
+TEST(jit_conf, span_units_where_row_kernels_take_spans) {
+    auto conf = [](data_format f, int64_t n, int64_t c, std::vector<int64_t> in, std::vector<int64_t> out, mode m) {
+        const auto d = problem_builder().src(layout(f, n, c, in)).sizes(out).fmt(f).mode(m);
+        return make_jit_conf(make_problem(d), cpu_isa::avx2);
+    };
+    const auto ncx = data_format::ncx, nxc = data_format::nxc;
+    const auto near = mode::nearest, lin = mode::linear;
+    EXPECT_EQ(conf(nxc, 1, 64, {4000}, {6000}, lin).span_units, 6000);
+    EXPECT_EQ(conf(nxc, 1, 64, {4000}, {6000}, near).span_units, 6000);
+    EXPECT_EQ(conf(nxc, 1, 243, {10, 222}, {3, 201}, lin).span_units, 201);
+    EXPECT_EQ(conf(nxc, 255, 64, {4000}, {6000}, lin).span_units, 6000) << "255 rows";
+    EXPECT_EQ(conf(nxc, 256, 64, {400}, {600}, lin).span_units, 0) << "256 rows";
+    EXPECT_TRUE(conf(nxc, 1, 2, {44100}, {16000}, lin).narrow);
+    EXPECT_EQ(conf(nxc, 1, 2, {44100}, {16000}, lin).span_units, 0) << "narrow pixels spill";
+    const jit_conf mono = conf(ncx, 1, 1, {600000}, {882000}, lin);
+    EXPECT_EQ(mono.span_units, mono.ow_vecs);
+    EXPECT_EQ(mono.span_units, 882000 / 8);
+    EXPECT_EQ(mono.span_grain, 2);
+    EXPECT_EQ(conf(ncx, 1, 1, {20, 30000}, {3, 10001}, near).span_units, (10001 + 7) / 8);
+    EXPECT_EQ(conf(ncx, 1, 1, {40000}, {80000}, lin).span_units, 0) << "up2 groups";
+    EXPECT_EQ(conf(ncx, 1, 1, {20, 30000}, {3, 10001}, lin).span_units, 0) << "2-D linear: blends";
+    EXPECT_TRUE(conf(ncx, 1, 4, {64, 64}, {16, 80}, near).plane_mode);
+    EXPECT_EQ(conf(ncx, 1, 4, {64, 64}, {16, 80}, near).span_units, 0) << "plane mode";
+    EXPECT_EQ(conf(ncx, 1, 3, {1080, 1920}, {224, 224}, near).span_units, 0) << "672 rows";
+}
+
 // Flat volumes split over threads from kParMinFlat of traffic, every other kernel from
 // kParMinBytes; and going flat drops what the row kernels would have taken (the row
 // prefetch, NT stores).

@@ -459,7 +459,8 @@ void set_pass(jit_conf &c, const problem &p, const h_links &hl) {
         c.OW == 2 * c.IW)
         set_up2_run(c, wt);
     if (lin && c.window && !c.fuse_h && !c.unit_w && c.up2_groups == 0 && c.ow_full >= 4) set_periodic_run(c, wt);
-    c.n_slots = lin && !c.fuse_h ? 2 * c.nd : 0;
+    // W rows in scratch slots for the blends; 1-D rows are final, straight to dst.
+    c.n_slots = lin && !c.fuse_h && c.k >= 2 ? 2 * c.nd : 0;
     int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 && c.fuse_h ? 2 : 0)) * c.ow_pad * 4 : 0;
     if (lin && c.k >= 2 && !c.fuse_h) {
         c.wplane_bytes = p.in[1] * c.ow_pad * 4;

@@ -250,6 +250,18 @@ TEST(jit_conf, sixteen_bit_gathers_read_in_place) {
     set_gather_spelling_for_testing(-1);
 }
 
+// 1-D linear rows are final W passes, straight to dst: no scratch slots (a row of 882000
+// outputs had held 7 MB of unused thread-local scratch per thread). NXC C = 1 too (flat rows).
+TEST(jit_conf, one_d_linear_rows_take_no_scratch) {
+    for (auto f : {data_format::ncx, data_format::nxc}) {
+        const auto d = problem_builder().src(layout(f, 1, 1, {600000})).sizes({882000}).fmt(f).mode(mode::linear);
+        const jit_conf c = make_jit_conf(make_problem(d), cpu_isa::avx2);
+        ASSERT_TRUE(c.ok && c.pass_engine);
+        EXPECT_EQ(c.n_slots, 0);
+        EXPECT_EQ(c.scratch_bytes, 0);
+    }
+}
+
 // The dword gathers of 16-bit rows leave each row's last element to a broadcast: a lane whose
 // tap it is would read 2 bytes past the row, past the buffer on its last row, which these
 // cases put against a guard page. align_corners maps the last output there; linear half_pixel

@@ -532,7 +532,46 @@ int64_t span_units(const jit_conf &c, const problem &p) {
     return final_rows && rows && c.up2_groups == 0 && c.per_periods == 0 ? c.ow_vecs : 0;
 }
 
+// jit_conf::calc_first and calc_end, where the kernel can compute the pairs (see there).
+std::atomic<int> g_calc_pairs{-1};  // set_calc_pairs_for_testing
+
+// The first v in [lo, hi) with pred(v), or hi; pred false then true as v grows.
+template <typename Pred>
+int64_t first_where(int64_t lo, int64_t hi, Pred pred) {
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (pred(mid)) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+void set_calc_pairs(jit_conf &c, const problem &p) {
+    const auto ctm = p.ctm;
+    const bool hp = ctm == coordinate_transformation_mode::half_pixel;
+    const bool can = c.pass_engine && c.algorithm == alg::linear && c.window && !c.short_window() && !c.shuf_windows &&
+                     c.flat_c == 1 && !c.unit_w && c.pair_vecs > 0 && c.up2_groups == 0 && c.per_periods == 0 &&
+                     !c.fuse_h && !c.h2_pairs && !c.wplane_cols && c.row_out <= (int64_t(1) << (hp ? 23 : 24)) &&
+                     c.row_in < (int64_t(1) << 31);
+    const int mode = g_calc_pairs.load();
+    if (!can || mode == 0) return;
+    const int64_t w = c.simd_w, I = c.row_in, O = c.row_out;
+    // s and i0 never fall as o grows (each f32 step rounds monotonically).
+    c.calc_first = first_where(0, c.pair_vecs, [&](int64_t v) { return src_coord(v * w, I, O, ctm) >= 0.f; });
+    c.calc_end = first_where(c.calc_first, c.pair_vecs,
+                             [&](int64_t v) { return linear_coord(v * w, I, O, ctm).i0 > I - w; });
+    if (c.calc_end == c.calc_first || (mode == -1 && (c.calc_end - c.calc_first) * c.rec_bytes < jit_conf::kCalcMinBytes)) {
+        c.calc_first = c.calc_end = 0;
+        return;
+    }
+    c.calc_half = hp;
+    c.calc_mul = hp ? (float)I : (float)(I - 1);
+    c.calc_div = hp ? (float)O : (float)(O - 1);
+}
+
 }  // namespace
+
+void set_calc_pairs_for_testing(int mode) { g_calc_pairs.store(mode); }
 
 jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     jit_conf c;
@@ -562,6 +601,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     else set_pass(c, p, hl);
     set_stores(c, p);
     set_groups(c, p, hl, dl);
+    set_calc_pairs(c, p);
     c.span_units = span_units(c, p);
     c.span_grain = c.pass_engine ? 2 : 1;
     c.ok = true;

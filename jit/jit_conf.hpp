@@ -269,6 +269,29 @@ struct jit_conf {
     // pairs elements 0 and 1 for them, the window path its window's first flat_c + 1).
     int64_t pair_vecs = 0;
     bool pair_tail = false;
+    // Window pairs computed, not read (jit_ncx_runs.cpp): the W pass's full pairs vectors
+    // [calc_first, calc_end) take their taps and weights from the output index in registers,
+    // by the reference's own f32 formulas (semantics.md: s = ((o + 0.5) * I) / O - 0.5 or
+    // o * (I - 1) / (O - 1), then i0 = (int)s, w1 = s - i0, w0 = 1 - w1; one vdivps per
+    // vector) instead of reading a record of 5 * simd_w * 4 bytes per vector. The range keeps
+    // the clamps out of the kernel: from the first vector whose s >= 0 in every lane (t = s)
+    // to the first whose window base the table moves left (i0 of lane 0 past row_in -
+    // simd_w), within the pairs (so i1 = i0 + 1, both in the window from i0 of lane 0). The
+    // lanes' o are an f32 counter stepped by simd_w, exact while o + 0.5 is (row_out <= 2^23).
+    // f32 rows at 256 bits (AVX2 16-bit windows select with byte controls) and every dtype at
+    // 512; flat_c 1, no unit_w, no up2 or periodic run (which read no table either); row mode
+    // and W-plane rows, not the fused or h2 kernels. calc_mul and calc_div: the formula's f32
+    // factors, (float)I and (float)O (half_pixel) or (float)(I - 1) and (float)(O - 1).
+    // Only where the range's records come to kCalcMinBytes, past most of a 512 KiB L2: on the
+    // Zen 3 VM (bench_ab, f32, 1 thread) computing costs ~6.5 cycles a vector against ~3.6
+    // with the records in L1 (500 -> 750 C = 256, forced: 1.82x the time) and about as much
+    // as from L2 (9375 -> 13781 C = 64, 275 KB of records: 1.07-1.09x warm, 0.83x cold),
+    // and less from L3 or DRAM: 20000 -> 29411 C = 16 (588 KB) 0.76x warm, 0.57x cold;
+    // 50000 -> 73529 C = 4 (1.5 MB) 0.68x, 0.48x; 600000 -> 882000 C = 1 (17.6 MB) 0.30-0.48x.
+    static constexpr int64_t kCalcMinBytes = int64_t(384) << 10;
+    int64_t calc_first = 0, calc_end = 0;
+    bool calc_half = false;
+    float calc_mul = 0.f, calc_div = 0.f;
     // Linear W upsampling by exactly 2x, half_pixel (NCX rows, window path, not fused): output
     // 2j blends src j - 1 and j with weights 0.25 and 0.75, output 2j + 1 src j and j + 1 with
     // 0.75 and 0.25, everywhere short of the clamped edges. From vector up2_first on, up2_groups
@@ -546,6 +569,9 @@ void set_narrow_for_testing(int mode);
 // kernel; -1: the rule. 3-D W-planes (plane mode) still go separable. Not in the cache key
 // either.
 void set_separable_for_testing(int mode);
+// Tests force computed window pairs (jit_conf::calc_first, calc_end) on (1) wherever the kernel can take
+// them, whatever the rule's size threshold, or off (0); -1: the rule. Not in the cache key.
+void set_calc_pairs_for_testing(int mode);
 
 // What a window pair's tap-1 index (or vpshufb control, conf.shuf_windows) adds to tap 0's
 // per flat_c: the next element.

@@ -26,7 +26,8 @@ jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt,
       h2_(h2),
       dup_row_(dup && final_out && !nt && !plane),
       spans_(conf.span_units > 0 && final_out && !fused && !plane && !h2 && !dup_row_),
-      align_(std::is_same<Vmm, Xbyak::Zmm>::value && conf.plane_lines && final_out && !nt && plane && !fused && !h2) {
+      align_(std::is_same<Vmm, Xbyak::Zmm>::value && conf.plane_lines && final_out && !nt && plane && !fused && !h2),
+      calc_(conf.calc_end > conf.calc_first && !fused && !h2) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
 
@@ -568,7 +569,16 @@ void jit_ncx_wpass<isa>::row() {
     const int64_t u1 = up2 ? u0 + 2 * c.up2_groups : per ? u0 + c.per_periods * c.per_p : c.ow_full;
     auto span = [&](int64_t from, int64_t to) {
         const int64_t p_end = std::clamp(c.pair_vecs, from, to);
-        loop(p_end - from, true);
+        // The pairs: [c0, c1) computed (conf.calc_first/calc_end), the rest from their records.
+        const int64_t c0 = calc_ ? std::clamp(c.calc_first, from, p_end) : p_end;
+        const int64_t c1 = calc_ ? std::clamp(c.calc_end, c0, p_end) : p_end;
+        loop(c0 - from, true);
+        if (c1 > c0) {
+            mov(reg_cnt, c0);
+            calc_init(reg_cnt);
+            calc_run(nullptr, c1 - c0);
+        }
+        loop(p_end - c1, true);
         loop(to - p_end, false);
     };
     span(0, u0);
@@ -579,34 +589,58 @@ void jit_ncx_wpass<isa>::row() {
 }
 
 // conf.span_units: output vectors [v0, v1) of the row (jit_pass_args; tab and dst at v0), v1
-// up to ow_vecs, the tail's end: the part of them in the pairs prefix [0, pair_vecs), the part
-// after it (both counts at run time, in reg_span_a and reg_span_b), then the tail if v1 passes
-// ow_full. group(n, pairs) makes n vectors and steps past them.
+// up to ow_vecs, the tail's end: the span's part of each region in turn (the pairs prefix
+// [0, pair_vecs), within it [calc_first, calc_end) computed where calc_, then the rest up to
+// ow_full; counts at run time), then the tail if v1 passes ow_full. group(n, pairs) makes n
+// vectors from their records and steps past them.
 template <cpu_isa isa>
 template <typename G>
 void jit_ncx_wpass<isa>::span_row(G &group, int unroll) {
     const jit_conf &c = conf_;
-    const Reg64 &n_pairs = reg_span_a, &n_rest = reg_span_b, &mid = reg_span_c;
-    mov(n_pairs, PARG(v0));
-    mov(n_rest, PARG(v1));
+    const Reg64 &v0 = reg_span_a, &e = reg_span_b, &n = reg_span_c;
+    mov(v0, PARG(v0));
+    mov(e, PARG(v1));
     mov(reg_tmp, c.ow_full);
-    cmp(n_rest, reg_tmp);
-    cmovg(n_rest, reg_tmp);  // e = min(v1, ow_full)
-    mov(mid, c.pair_vecs);
-    cmp(mid, n_pairs);
-    cmovl(mid, n_pairs);  // max(pair_vecs, v0)
-    cmp(mid, n_rest);
-    cmovg(mid, n_rest);  // ... at most e: the pairs' end within the span
-    neg(n_pairs);
-    add(n_pairs, mid);  // mid - v0
-    sub(n_rest, mid);   // e - mid
-    for (const auto &[n, pairs] : {std::pair<const Reg64 &, bool>{n_pairs, true}, {n_rest, false}}) {
+    cmp(e, reg_tmp);
+    cmovg(e, reg_tmp);  // e = min(v1, ow_full)
+    // n = the span's vectors in region [from, to): clamp(e) - clamp(v0), reg_cnt = clamp(v0).
+    auto count = [&](int64_t from, int64_t to) {
+        for (const auto &[r, x] : {std::pair<const Reg64 &, const Reg64 &>{n, e}, {reg_cnt, v0}}) {
+            mov(r, x);
+            mov(reg_tmp, from);
+            cmp(r, reg_tmp);
+            cmovl(r, reg_tmp);
+            mov(reg_tmp, to);
+            cmp(r, reg_tmp);
+            cmovg(r, reg_tmp);
+        }
+        sub(n, reg_cnt);
+    };
+    struct region {
+        int64_t from, to;
+        bool pairs, calc;
+    };
+    std::vector<region> regions;
+    if (calc_) {
+        regions = {{0, c.calc_first, true, false}, {c.calc_first, c.calc_end, true, true}, {c.calc_end, c.pair_vecs, true, false}};
+    } else {
+        regions = {{0, c.pair_vecs, true, false}};
+    }
+    regions.push_back({c.pair_vecs, c.ow_full, false, false});
+    for (const region &g : regions) {
+        if (g.to <= g.from) continue;
+        count(g.from, g.to);
+        if (g.calc) {
+            calc_init(reg_cnt);
+            calc_run(&n, 0);
+            continue;
+        }
         Label l_groups, l_rest, l_one, l_done;
         mov(reg_cnt, n);
         shr(reg_cnt, unroll == 4 ? 2 : 1);
         jz(l_rest, T_NEAR);
         L(l_groups); {
-            group(unroll, pairs);
+            group(unroll, g.pairs);
             dec(reg_cnt);
             jnz(l_groups, T_NEAR);
         }
@@ -615,7 +649,7 @@ void jit_ncx_wpass<isa>::span_row(G &group, int unroll) {
         and_(reg_cnt, unroll - 1);
         jz(l_done, T_NEAR);
         L(l_one); {
-            group(1, pairs);
+            group(1, g.pairs);
             dec(reg_cnt);
             jnz(l_one, T_NEAR);
         }

@@ -111,6 +111,24 @@ private:
     // fused: its two rows would need twice the registers).
     void up2_run();
     void up2_constants();
+    // conf.calc_first/calc_end (jit_ncx_runs.cpp), not fused: those pairs vectors' taps and
+    // weights from the output index. calc_init: the constants, and the counter at vector
+    // `first` (a GPR); calc_run: n of them on, two vectors' coordinates ahead of their blends.
+    const bool calc_;
+    void calc_init(const Xbyak::Reg64 &first);
+    void calc_run(const Xbyak::Reg64 *n_reg, int64_t n_imm);
+    struct calc_set {
+        Vmm i, u, t;
+        Xbyak::Reg64 base;
+    };
+    calc_set calc_regs(int s) const;
+    void calc_coords(int s);
+    void calc_blend(int s, int slot);
+    // The counter (f32 o + 0.5 per lane, half_pixel; o, align_corners), then the formula's
+    // factors, 0.5 and 1.0 in every lane, and on AVX-512 the step (simd_w), which AVX2 reads
+    // from the pool. Free of the temporaries: 4-6 are fused-only, 13 and 15 up2-only.
+    const Vmm vmm_co = Vmm(13), vmm_ci = Vmm(4), vmm_cdiv = Vmm(5), vmm_chalf = Vmm(6), vmm_cone = Vmm(15);
+    const Vmm vmm_cstep = Vmm(kEvex ? 16 : 0);
     void per_run();  // conf.per_periods periods of the periodic run (not fused)
     void per_run_phases();  // per_p > 2 without NT stores: phase by phase, in blocks
     void per_load_phase(int ph, int set);    // phase ph's permutes and weights -> kPerRegs[set]

@@ -53,6 +53,9 @@ std::vector<op_desc> representative_set() {
         v.push_back(problem_builder().src({1, 128, 64, 64}).sizes({16, 80}).fmt(data_format::ncx).mode(mode::nearest).dt(t));
         v.push_back(problem_builder().src({1, 32, 78, 376}).sizes({22, 705}).fmt(data_format::ncx).mode(mode::linear).dt(t));
     }
+    // Long 1-D linear rows: computed window pairs (jit_conf::calc_first), in row mode and spans.
+    for (auto t : {data_type::f32, data_type::bf16, data_type::f16})
+        v.push_back(problem_builder().src({1, 1, 60000}).sizes({88211}).fmt(data_format::ncx).mode(mode::linear).dt(t));
     return v;
 }
 
@@ -101,7 +104,7 @@ TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
         nt_everywhere() { set_nt_min_bytes_for_testing(1); }
         ~nt_everywhere() { set_nt_min_bytes_for_testing(0); }
     } nt;
-    size_t nt_parts = 0, prefetches = 0;
+    size_t nt_parts = 0, prefetches = 0, divides = 0;
     for (int spelling : {0, 1})  // both gather spellings of the pass engine
     for (const op_desc &d : representative_set()) {
         set_gather_spelling_for_testing(spelling);
@@ -121,6 +124,7 @@ TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
                 // CPU has it and it touches no vector register, so no AVX-SSE transition either.
                 const bool prefetch = in.info.mnemonic == ZYDIS_MNEMONIC_PREFETCHT0;
                 prefetches += prefetch;
+                divides += in.info.mnemonic == ZYDIS_MNEMONIC_VDIVPS;
                 EXPECT_TRUE(prefetch || rules.allowed.count(in.info.meta.isa_ext))
                     << k->name() << ": '" << in.text << "' is outside " << cpu_isa_name(isa.tier);
                 if (isa.vector_bits() == 256) {
@@ -147,9 +151,10 @@ TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
     }
     RecordProperty("kernels", static_cast<int>(kernels));
     RecordProperty("instructions", static_cast<int>(insns));
-    EXPECT_EQ(kernels, 2 * 141u);
+    EXPECT_EQ(kernels, 2 * 144u);
     EXPECT_GT(nt_parts, 0u);
     EXPECT_GT(prefetches, 0u) << "the plane kernels' row prefetches were not generated";
+    EXPECT_GT(divides, 0u) << "the computed window pairs (long 1-D rows) were not generated";
     if (rules.bf16) {
         EXPECT_GT(bf16_insns, 0u) << "the bf16 tier must actually use vcvtneps2bf16";
     }

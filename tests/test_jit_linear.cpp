@@ -498,3 +498,109 @@ TEST(jit_bitwise, prefetched_rows) {
             }
     }
 }
+
+namespace {
+// Forces computed window pairs on (1) or off (0) for a scope, the cache cleared around it:
+// the mode is not in the cache key.
+struct calc_pairs_mode {
+    explicit calc_pairs_mode(int mode) {
+        set_calc_pairs_for_testing(mode);
+        clear_cache();
+    }
+    ~calc_pairs_mode() {
+        set_calc_pairs_for_testing(-1);
+        clear_cache();
+    }
+};
+}  // namespace
+
+// Computed window pairs (jit_conf::calc_first, calc_end): where a row's records would come
+// to kCalcMinBytes, the pairs vectors past the left clamp and short of the last window base
+// the table moves left take their taps and weights from the output index. f32 at 256 bits
+// (AVX2 16-bit windows are vpshufb controls), every dtype at 512; not on the gather path, up2
+// runs (exactly 2x), or rows whose records fit L1.
+TEST(jit_conf, computed_pairs_where_records_come_from_far) {
+    const auto ac = coordinate_transformation_mode::align_corners;
+    const jit_conf up = linear_conf({1, 1, 600000}, {882000});
+    EXPECT_EQ(up.calc_first, 1);  // vector 0: s < 0 in lane 0 (half_pixel upsampling)
+    EXPECT_EQ(up.calc_end, up.pair_vecs);
+    EXPECT_TRUE(up.calc_half);
+    EXPECT_EQ(up.calc_mul, 600000.f);
+    EXPECT_EQ(up.calc_div, 882000.f);
+    const jit_conf up_ac = linear_conf({1, 1, 600000}, {882000}, cpu_isa::avx2, ac);
+    EXPECT_EQ(up_ac.calc_first, 0);
+    EXPECT_FALSE(up_ac.calc_half);
+    EXPECT_EQ(up_ac.calc_mul, 599999.f);
+    EXPECT_EQ(up_ac.calc_div, 881999.f);
+    EXPECT_GT(linear_conf({1, 1, 600000}, {882000}, cpu_isa::avx512_core).calc_end, 0);
+    EXPECT_GT(linear_conf({1, 3, 5, 20000}, {7, 29411}).calc_end, 0);  // 2-D: the W rows into scratch
+    EXPECT_EQ(linear_conf({1, 256, 500}, {750}).calc_end, 0);                 // 12 KiB of records: from L1
+    EXPECT_EQ(linear_conf({1, 1, 40000}, {80000}).calc_end, 0);               // exactly 2x: up2 groups
+    EXPECT_EQ(linear_conf({1, 1, 300000}, {100000}).calc_end, 0);             // 3x down: gathers
+    for (data_type t : {data_type::bf16, data_type::f16}) {
+        const auto d = problem_builder().src({1, 1, 600000}).sizes({882000}).fmt(data_format::ncx).mode(mode::linear).dt(t);
+        EXPECT_EQ(make_jit_conf(make_problem(d), cpu_isa::avx2).calc_end, 0);
+        EXPECT_GT(make_jit_conf(make_problem(d), cpu_isa::avx512_core).calc_end, 0);
+    }
+    {
+        const calc_pairs_mode on(1);
+        EXPECT_EQ(linear_conf({1, 256, 500}, {750}).calc_first, 1);
+        EXPECT_GT(linear_conf({1, 256, 500}, {750}).calc_end, 1);
+        EXPECT_EQ(linear_conf({1, 1, 40000}, {80000}).calc_end, 0);
+        // 7.31x up: a vector's outputs share one or two src elements, and the last pairs
+        // vectors' windows start left of their lane 0's i0 (from their records).
+        const jit_conf steep = linear_conf({1, 1, 100}, {731});
+        EXPECT_GT(steep.calc_end, steep.calc_first);
+        EXPECT_LT(steep.calc_end, steep.pair_vecs);
+    }
+    const calc_pairs_mode off(0);
+    EXPECT_EQ(linear_conf({1, 1, 600000}, {882000}).calc_end, 0);
+}
+
+// Computed window pairs, bitwise, forced on wherever the kernel can take them: 1-D rows up
+// and down a little (the W pass writes dst: every dtype, NT or not; single rows past 128 KiB
+// of dst split into spans on 2-4 threads, so a span starts and ends inside the computed
+// range), both transforms, rows whose last bases move left, short rows, NXC with C = 1, and
+// 2-D and 3-D W rows and W-planes into scratch; specials and guard pages.
+TEST(jit_bitwise, linear_computed_pairs) {
+    REQUIRE_AVX2();
+    const calc_pairs_mode on(1);
+    const int saved = omp_get_max_threads();
+    struct shape {
+        data_format f;
+        int64_t c;
+        std::vector<int64_t> in, out;
+    };
+    const auto ncx = data_format::ncx, nxc = data_format::nxc;
+    const std::vector<shape> shapes = {
+        {ncx, 1, {70001}, {102943}},      // one row, spans
+        {ncx, 3, {1000}, {1001}},         // nearly 1:1: the last bases move left
+        {ncx, 2, {3000}, {2900}},         // down a little
+        {ncx, 2, {20}, {37}},             // short rows
+        {ncx, 5, {97}, {311}},            //
+        {ncx, 2, {100}, {731}},           // the last pairs vectors' bases move left
+        {nxc, 1, {5000}, {7001}},         // NXC C = 1: flat rows of W
+        {ncx, 2, {5, 3000}, {7, 4500}},   // 2-D: W rows (or W-planes) into scratch
+        {ncx, 2, {40, 300}, {90, 450}},   //
+        {ncx, 1, {2, 3, 500}, {3, 4, 700}},  // 3-D
+    };
+    uint32_t seed = 9100;
+    int computed = 0;
+    for (bool nt : {false, true}) {
+        nt_threshold low(nt ? size_t(1) : size_t(0));
+        for (int threads : {1, 2, 3, 4}) {
+            omp_set_num_threads(threads);
+            for (const auto &sh : shapes)
+                for (auto ct : kCtms)
+                    for (auto t : kTypes) {
+                        if (emulated() && (threads > 2 || nt)) continue;
+                        const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).ctm(ct).dt(t);
+                        computed += host_conf(d).calc_end > host_conf(d).calc_first;
+                        ++seed;
+                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt;
+                    }
+        }
+    }
+    omp_set_num_threads(saved);
+    EXPECT_GT(computed, 0);
+}

@@ -549,7 +549,7 @@ int64_t first_where(int64_t lo, int64_t hi, Pred pred) {
 void set_calc_pairs(jit_conf &c, const problem &p) {
     const auto ctm = p.ctm;
     const bool hp = ctm == coordinate_transformation_mode::half_pixel;
-    const bool can = c.pass_engine && c.algorithm == alg::linear && c.window && !c.short_window() && !c.shuf_windows &&
+    const bool can = c.pass_engine && c.algorithm == alg::linear && c.window && !c.short_window() && c.dt == data_type::f32 &&
                      c.flat_c == 1 && !c.unit_w && c.pair_vecs > 0 && c.up2_groups == 0 && c.per_periods == 0 &&
                      !c.fuse_h && !c.h2_pairs && !c.wplane_cols && c.row_out <= (int64_t(1) << (hp ? 23 : 24)) &&
                      c.row_in < (int64_t(1) << 31);

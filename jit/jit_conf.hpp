@@ -278,9 +278,12 @@ struct jit_conf {
     // to the first whose window base the table moves left (i0 of lane 0 past row_in -
     // simd_w), within the pairs (so i1 = i0 + 1, both in the window from i0 of lane 0). The
     // lanes' o are an f32 counter stepped by simd_w, exact while o + 0.5 is (row_out <= 2^23).
-    // f32 rows at 256 bits (AVX2 16-bit windows select with byte controls) and every dtype at
-    // 512; flat_c 1, no unit_w, no up2 or periodic run (which read no table either); row mode
-    // and W-plane rows, not the fused or h2 kernels. calc_mul and calc_div: the formula's f32
+    // f32 rows: AVX2 16-bit rows computed this way (windows widened for vpermps, constants
+    // from the pool, the rounding in the temporaries) ran 1.15-1.18x the time in bf16 and
+    // 0.95-0.98x in f16 (160000 -> 441000, 50000 -> 73529 C = 4; bench_ab), their tables'
+    // byte-control selects being cheaper than f32's. flat_c 1, no unit_w, no up2 or periodic
+    // run (which read no table either); row mode and W-plane rows, not the fused or h2
+    // kernels. calc_mul and calc_div: the formula's f32
     // factors, (float)I and (float)O (half_pixel) or (float)(I - 1) and (float)(O - 1).
     // Only where the range's records come to kCalcMinBytes, past most of a 512 KiB L2: on the
     // Zen 3 VM (bench_ab, f32, 1 thread) computing costs ~6.5 cycles a vector against ~3.6

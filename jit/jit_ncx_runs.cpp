@@ -361,8 +361,8 @@ void jit_ncx_wpass<isa>::calc_init(const Reg64 &first) {
 }
 
 // The two register sets of calc_run's pipeline: a vector's tap-0 and tap-1 selects, w1 and
-// window base. AVX-512 keeps set 1 off the temporaries, which its 16-bit loads and stores use;
-// AVX2 computes f32 rows only (jit_conf), whose full loads and stores touch none of them.
+// window base. The rows are f32 (jit_conf), whose full loads and stores touch no temporary;
+// AVX-512 has registers to spare for set 1 all the same.
 template <cpu_isa isa>
 typename jit_ncx_wpass<isa>::calc_set jit_ncx_wpass<isa>::calc_regs(int s) const {
     if (s == 0) return {vmm_idx, vmm_idx_b, vmm_r, reg_ba};

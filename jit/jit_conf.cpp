@@ -549,7 +549,8 @@ int64_t first_where(int64_t lo, int64_t hi, Pred pred) {
 void set_calc_pairs(jit_conf &c, const problem &p) {
     const auto ctm = p.ctm;
     const bool hp = ctm == coordinate_transformation_mode::half_pixel;
-    const bool can = c.pass_engine && c.algorithm == alg::linear && c.window && !c.short_window() && c.dt == data_type::f32 &&
+    const bool taps = (c.window && !c.short_window()) || c.gather_by_insert;  // the gather path: its pairs
+    const bool can = c.pass_engine && c.algorithm == alg::linear && taps && c.dt == data_type::f32 &&
                      c.flat_c == 1 && !c.unit_w && c.pair_vecs > 0 && c.up2_groups == 0 && c.per_periods == 0 &&
                      !c.fuse_h && !c.h2_pairs && !c.wplane_cols && c.row_out <= (int64_t(1) << (hp ? 23 : 24)) &&
                      c.row_in < (int64_t(1) << 31);
@@ -559,7 +560,7 @@ void set_calc_pairs(jit_conf &c, const problem &p) {
     // s and i0 never fall as o grows (each f32 step rounds monotonically).
     c.calc_first = first_where(0, c.pair_vecs, [&](int64_t v) { return src_coord(v * w, I, O, ctm) >= 0.f; });
     c.calc_end = first_where(c.calc_first, c.pair_vecs,
-                             [&](int64_t v) { return linear_coord(v * w, I, O, ctm).i0 > I - w; });
+                             [&](int64_t v) { return c.window && linear_coord(v * w, I, O, ctm).i0 > I - w; });
     if (c.calc_end == c.calc_first || (mode == -1 && (c.calc_end - c.calc_first) * c.rec_bytes < jit_conf::kCalcMinBytes)) {
         c.calc_first = c.calc_end = 0;
         return;

@@ -140,10 +140,10 @@ void jit_ncx_wpass<isa>::gather_words(const Reg64 &row, const Xmm &x, int idx_of
 //   the low word, so the dword shifted left by 16 is its f32; tap 1 is the high word, the
 //   dword with its low word zeroed.
 template <cpu_isa isa>
-void jit_ncx_wpass<isa>::gather_pairs(const Reg64 &row, const Reg64 *row_b) {
+void jit_ncx_wpass<isa>::gather_pairs(const Reg64 &row, const Reg64 *row_b, const RegExp &idx) {
     if constexpr (!kEvex) {
         const jit_conf &c = conf_;
-        const int V = simd_w * 4, n_rows = row_b ? 2 : 1;
+        const int n_rows = row_b ? 2 : 1;
         const Reg64 rows[2] = {row, row_b ? *row_b : row};
         const bool bf16 = c.dt == data_type::bf16;
         for (int l = 0; l < simd_w; ++l) {
@@ -151,7 +151,7 @@ void jit_ncx_wpass<isa>::gather_pairs(const Reg64 &row, const Reg64 *row_b) {
             const int xy = (l / 2) % 2 * 2, half = l / 4;  // X or Y; lane half
             const int reg = bf16 ? l / 4 : c.esize == 4 ? xy + half : xy;
             const int slot = bf16 ? l % 4 : c.esize == 4 ? l % 2 : half * 2 + l % 2;
-            movsxd(reg_tmp, dword[tab(V + 4 * l)]);
+            movsxd(reg_tmp, dword[idx + 4 * l]);
             for (int i = 0; i < n_rows; ++i) {
                 const Xmm x(kPairRegs[i][reg]);
                 const Address pair = c.esize == 4 ? ptr[rows[i] + reg_tmp * 4] : ptr[rows[i] + reg_tmp * 2];
@@ -509,7 +509,7 @@ template <cpu_isa isa>
 void jit_ncx_wpass<isa>::vector(int64_t n, bool pairs) {
     if (conf_.algorithm != alg::linear) return nearest_vector(n);
     if (pairs && !conf_.window) {
-        gather_pairs(reg_src, fused_ ? &reg_src_b : nullptr);
+        gather_pairs(reg_src, fused_ ? &reg_src_b : nullptr, tab(simd_w * 4));
         blend_w(vmm_r, Vmm(kPairRegs[0][1]), Vmm(kPairRegs[0][3]));
         if (fused_) blend_w(vmm_rb, Vmm(kPairRegs[1][1]), Vmm(kPairRegs[1][3]));
     } else {

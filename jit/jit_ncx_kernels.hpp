@@ -72,7 +72,8 @@ private:
     void gather_words(const Xbyak::Reg64 &row, const Xbyak::Xmm &x, int idx_off);
     void gather_taps(const Xbyak::Reg64 &row, int idx_off);  // both taps, into vmm_a and vmm_b
     // conf.pair_vecs: both taps per lane with one load; row_b (fused) shares the index reads.
-    void gather_pairs(const Xbyak::Reg64 &row, const Xbyak::Reg64 *row_b);
+    // idx: the lanes' s32 tap-0 indices (the record's, or computed ones spilled: calc_blend).
+    void gather_pairs(const Xbyak::Reg64 &row, const Xbyak::Reg64 *row_b, const Xbyak::RegExp &idx);
     static constexpr int kPairRegs[2][4] = {{kT0, kT1, kT2, kT3}, {11, 12, 13, 15}};  // free of the above
     void load_idx(int off);
     // A window of simd_w elements at a, and the selection of a tap set from it by the indices
@@ -122,6 +123,7 @@ private:
         Xbyak::Reg64 base;
     };
     calc_set calc_regs(int s) const;
+    Xbyak::Address calc_spill(int s) const;
     void calc_coords(int s);
     void calc_blend(int s, int slot);
     // The counter (f32 o + 0.5 per lane, half_pixel; o, align_corners), then the formula's

@@ -363,8 +363,10 @@ void jit_ncx_wpass<isa>::calc_init(const Reg64 &first) {
 // The two register sets of calc_run's pipeline: a vector's tap-0 and tap-1 selects, w1 and
 // window base. The rows are f32 (jit_conf), whose full loads and stores touch no temporary;
 // AVX-512 has registers to spare for set 1 all the same.
+// On the gather path (no window) only w1 lives on to the blend: the indices go to the stack.
 template <cpu_isa isa>
 typename jit_ncx_wpass<isa>::calc_set jit_ncx_wpass<isa>::calc_regs(int s) const {
+    if (!conf_.window) return {vmm_idx, vmm_idx_b, s == 0 ? vmm_r : vmm_flat_c, reg_ba};
     if (s == 0) return {vmm_idx, vmm_idx_b, vmm_r, reg_ba};
     if constexpr (kEvex) return {Vmm(18), Vmm(19), Vmm(20), reg_bb};
     return {Vmm(kT0), Vmm(kT1), Vmm(kT2), reg_bb};
@@ -380,12 +382,18 @@ void jit_ncx_wpass<isa>::calc_coords(int s) {
     vdivps(r.t, r.t, vmm_cdiv);
     if (conf_.calc_half) vsubps(r.t, r.t, vmm_chalf);
     vcvttps2dq(r.i, r.t);  // i0 = (int)t, t >= 0
-    vmovd(r.base.cvt32(), Xmm(r.i.getIdx()));
-    vcvtdq2ps(r.u, r.i);
-    vsubps(r.t, r.t, r.u);  // w1 = t - (float)i0
-    vpbroadcastd(r.u, Xmm(r.i.getIdx()));
-    vpsubd(r.i, r.i, r.u);
-    vpaddd(r.u, r.i, vmm_flat_c);  // tap 1: the next element
+    if (!conf_.window) {  // the gather path's pairs: both taps from i0
+        vcvtdq2ps(r.u, r.i);
+        vsubps(r.t, r.t, r.u);  // w1 = t - (float)i0
+        vmovdqu(calc_spill(s), r.i);
+    } else {
+        vmovd(r.base.cvt32(), Xmm(r.i.getIdx()));
+        vcvtdq2ps(r.u, r.i);
+        vsubps(r.t, r.t, r.u);  // w1 = t - (float)i0
+        vpbroadcastd(r.u, Xmm(r.i.getIdx()));
+        vpsubd(r.i, r.i, r.u);
+        vpaddd(r.u, r.i, vmm_flat_c);  // tap 1: the next element
+    }
     if constexpr (kEvex) {
         vaddps(vmm_co, vmm_co, vmm_cstep);
     } else {
@@ -395,12 +403,27 @@ void jit_ncx_wpass<isa>::calc_coords(int s) {
     }
 }
 
+// The gather path's s32 tap-0 indices of set s, between calc_coords and calc_blend: in the
+// System V red zone, the 128 bytes below rsp that a leaf function may use unannounced.
+template <cpu_isa isa>
+Address jit_ncx_wpass<isa>::calc_spill(int s) const {
+    return ptr[rsp - 32 * (s + 1)];
+}
+
 // Set s's vector: its window, both selects and the blend, stored at output vector `slot`.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::calc_blend(int s, int slot) {
     const calc_set r = calc_regs(s);
     const Vmm w0 = Vmm(kEvex ? 21 : kT3);
     slot_ = slot;
+    if (!conf_.window) {  // taps 0 and 1 of every lane in kPairRegs[0][1] and [0][3]
+        gather_pairs(reg_src, nullptr, calc_spill(s).getRegExp());
+        vsubps(vmm_a, vmm_cone, r.t);  // w0 = 1 - w1
+        step(vmm_a, Vmm(kPairRegs[0][1]), vmm_a, Vmm(kPairRegs[0][3]), r.t);
+        store_result(ptr[out()], vmm_a, simd_w);
+        slot_ = 0;
+        return;
+    }
     load_window(vmm_b, ptr[reg_src + r.base * conf_.esize]);
     select(vmm_a, r.i, vmm_b);
     select(vmm_b, r.u, vmm_b);
@@ -475,7 +498,8 @@ void jit_ncx_wpass<isa>::calc_run(const Reg64 *n_reg, int64_t n_imm) {
     template void jit_ncx_wpass<I>::calc_coords(int);                                                                        \
     template void jit_ncx_wpass<I>::calc_blend(int, int);                                                                    \
     template void jit_ncx_wpass<I>::calc_run(const Reg64 *, int64_t);                                                        \
-    template jit_ncx_wpass<I>::calc_set jit_ncx_wpass<I>::calc_regs(int) const;
+    template jit_ncx_wpass<I>::calc_set jit_ncx_wpass<I>::calc_regs(int) const;                                              \
+    template Address jit_ncx_wpass<I>::calc_spill(int) const;
 XINTERP_NCX_RUNS(cpu_isa::avx2)
 XINTERP_NCX_RUNS(cpu_isa::avx512_core)
 XINTERP_NCX_RUNS(cpu_isa::avx512_core_bf16)

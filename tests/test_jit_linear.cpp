@@ -516,9 +516,9 @@ struct calc_pairs_mode {
 
 // Computed window pairs (jit_conf::calc_first, calc_end): where a row's records would come
 // to kCalcMinBytes, the pairs vectors past the left clamp and short of the last window base
-// the table moves left take their taps and weights from the output index. f32 at both
-// widths, not 16-bit; not on the gather path, up2 runs (exactly 2x), or rows whose records
-// fit L2.
+// the table moves left take their taps and weights from the output index; on the gather
+// path the insert spelling's pairs. f32 at both widths, not 16-bit; not with up2 runs
+// (exactly 2x) or where a row's records fit L2.
 TEST(jit_conf, computed_pairs_where_records_come_from_far) {
     const auto ac = coordinate_transformation_mode::align_corners;
     const jit_conf up = linear_conf({1, 1, 600000}, {882000});
@@ -536,7 +536,14 @@ TEST(jit_conf, computed_pairs_where_records_come_from_far) {
     EXPECT_GT(linear_conf({1, 3, 5, 20000}, {7, 29411}).calc_end, 0);  // 2-D: the W rows into scratch
     EXPECT_EQ(linear_conf({1, 256, 500}, {750}).calc_end, 0);                 // 15 KiB of records: from L1
     EXPECT_EQ(linear_conf({1, 1, 40000}, {80000}).calc_end, 0);               // exactly 2x: up2 groups
-    EXPECT_EQ(linear_conf({1, 1, 300000}, {100000}).calc_end, 0);             // 3x down: gathers
+    // 3x down: the gather path's pairs, on the insert spelling (AMD; Intel with the GDS
+    // mitigation) only: vgatherdps reads the taps apart.
+    set_gather_spelling_for_testing(1);
+    EXPECT_EQ(linear_conf({1, 1, 300000}, {100000}).calc_first, 0);
+    EXPECT_EQ(linear_conf({1, 1, 300000}, {100000}).calc_end, linear_conf({1, 1, 300000}, {100000}).pair_vecs);
+    set_gather_spelling_for_testing(0);
+    EXPECT_EQ(linear_conf({1, 1, 300000}, {100000}).calc_end, 0);
+    set_gather_spelling_for_testing(-1);
     for (data_type t : {data_type::bf16, data_type::f16}) {
         const auto d = problem_builder().src({1, 1, 600000}).sizes({882000}).fmt(data_format::ncx).mode(mode::linear).dt(t);
         EXPECT_EQ(make_jit_conf(make_problem(d), cpu_isa::avx2).calc_end, 0);
@@ -561,12 +568,13 @@ TEST(jit_conf, computed_pairs_where_records_come_from_far) {
 // 16-bit cases keep their tables): 1-D rows up and down a little (the W pass writes dst, NT
 // or not; single rows past 128 KiB of dst split into spans on 2-4 threads, so a span starts
 // and ends inside the computed range), both transforms, rows whose last bases move left,
-// short rows, NXC with C = 1, and 2-D and 3-D W rows and W-planes into scratch; specials
-// and guard pages.
+// short rows, downsampling on the gather path (both spellings: vgatherdps computes nothing),
+// NXC with C = 1, and 2-D and 3-D W rows and W-planes into scratch; specials and guard
+// pages.
 TEST(jit_bitwise, linear_computed_pairs) {
     REQUIRE_AVX2();
     const calc_pairs_mode on(1);
-    const int saved = omp_get_max_threads();
+    threads_and_spelling_restore restore;
     struct shape {
         data_format f;
         int64_t c;
@@ -577,6 +585,9 @@ TEST(jit_bitwise, linear_computed_pairs) {
         {ncx, 1, {70001}, {102943}},      // one row, spans
         {ncx, 3, {1000}, {1001}},         // nearly 1:1: the last bases move left
         {ncx, 2, {3000}, {2900}},         // down a little
+        {ncx, 2, {3000}, {1100}},         // down 2.7x: the gather path's pairs
+        {ncx, 1, {100001}, {36000}},      // one row down, spans
+        {ncx, 2, {5, 3000}, {7, 1100}},   // 2-D gathered W rows
         {ncx, 2, {20}, {37}},             // short rows
         {ncx, 5, {97}, {311}},            //
         {ncx, 2, {100}, {731}},           // the last pairs vectors' bases move left
@@ -587,21 +598,23 @@ TEST(jit_bitwise, linear_computed_pairs) {
     };
     uint32_t seed = 9100;
     int computed = 0;
-    for (bool nt : {false, true}) {
-        nt_threshold low(nt ? size_t(1) : size_t(0));
-        for (int threads : {1, 2, 3, 4}) {
-            omp_set_num_threads(threads);
-            for (const auto &sh : shapes)
-                for (auto ct : kCtms)
-                    for (auto t : kTypes) {
-                        if (emulated() && (threads > 2 || nt)) continue;
-                        const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).ctm(ct).dt(t);
-                        computed += host_conf(d).calc_end > host_conf(d).calc_first;
-                        ++seed;
-                        ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt;
-                    }
+    for (int spelling : {0, 1})
+        for (bool nt : {false, true}) {
+            set_gather_spelling_for_testing(spelling);
+            nt_threshold low(nt ? size_t(1) : size_t(0));  // clears the cache
+            for (int threads : {1, 2, 3, 4}) {
+                omp_set_num_threads(threads);
+                for (const auto &sh : shapes)
+                    for (auto ct : kCtms)
+                        for (auto t : kTypes) {
+                            if (emulated() && (threads > 2 || nt || spelling == 1)) continue;
+                            const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).ctm(ct).dt(t);
+                            computed += host_conf(d).calc_end > host_conf(d).calc_first;
+                            ++seed;
+                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                                << describe(d) << " threads=" << threads << " nt=" << nt << " spelling=" << spelling;
+                        }
+            }
         }
-    }
-    omp_set_num_threads(saved);
     EXPECT_GT(computed, 0);
 }

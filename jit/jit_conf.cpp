@@ -551,16 +551,21 @@ void set_calc_pairs(jit_conf &c, const problem &p) {
     const bool hp = ctm == coordinate_transformation_mode::half_pixel;
     const bool taps = (c.window && !c.short_window()) || c.gather_by_insert;  // the gather path: its pairs
     const bool can = c.pass_engine && c.algorithm == alg::linear && taps && c.dt == data_type::f32 &&
-                     c.flat_c == 1 && !c.unit_w && c.pair_vecs > 0 && c.up2_groups == 0 && c.per_periods == 0 &&
+                     c.flat_c == 1 && !c.unit_w && (c.window || c.pair_vecs > 0) && c.up2_groups == 0 && c.per_periods == 0 &&
                      !c.fuse_h && !c.h2_pairs && !c.wplane_cols && c.row_out <= (int64_t(1) << (hp ? 23 : 24)) &&
                      c.row_in < (int64_t(1) << 31);
     const int mode = g_calc_pairs.load();
     if (!can || mode == 0) return;
     const int64_t w = c.simd_w, I = c.row_in, O = c.row_out;
-    // s and i0 never fall as o grows (each f32 step rounds monotonically).
-    c.calc_first = first_where(0, c.pair_vecs, [&](int64_t v) { return src_coord(v * w, I, O, ctm) >= 0.f; });
-    c.calc_end = first_where(c.calc_first, c.pair_vecs,
-                             [&](int64_t v) { return c.window && linear_coord(v * w, I, O, ctm).i0 > I - w; });
+    // s and i0 never fall as o grows (each f32 step rounds monotonically). Windows: up to the
+    // first vector with a clamped lane (i1 = i0) or whose tap-1 window (from i0 of lane 0,
+    // plus 1) would pass the row's end; the gather path: its pairs.
+    const int64_t end = c.window ? std::min(c.ow_full, first_where(0, O, [&](int64_t o) {
+                                                 return linear_coord(o, I, O, ctm).i0 >= I - 1;
+                                             }) / w)
+                                 : c.pair_vecs;
+    c.calc_first = first_where(0, end, [&](int64_t v) { return src_coord(v * w, I, O, ctm) >= 0.f; });
+    c.calc_end = first_where(c.calc_first, end, [&](int64_t v) { return c.window && linear_coord(v * w, I, O, ctm).i0 > I - 1 - w; });
     if (c.calc_end == c.calc_first || (mode == -1 && (c.calc_end - c.calc_first) * c.rec_bytes < jit_conf::kCalcMinBytes)) {
         c.calc_first = c.calc_end = 0;
         return;

@@ -568,24 +568,38 @@ void jit_ncx_wpass<isa>::row() {
     const int64_t u0 = up2 ? c.up2_first : per ? c.per_first : c.ow_full;
     const int64_t u1 = up2 ? u0 + 2 * c.up2_groups : per ? u0 + c.per_periods * c.per_p : c.ow_full;
     auto span = [&](int64_t from, int64_t to) {
-        const int64_t p_end = std::clamp(c.pair_vecs, from, to);
-        // The pairs: [c0, c1) computed (conf.calc_first/calc_end), the rest from their records.
-        const int64_t c0 = calc_ ? std::clamp(c.calc_first, from, p_end) : p_end;
-        const int64_t c1 = calc_ ? std::clamp(c.calc_end, c0, p_end) : p_end;
-        loop(c0 - from, true);
-        if (c1 > c0) {
-            mov(reg_cnt, c0);
-            calc_init(reg_cnt);
-            calc_run(nullptr, c1 - c0);
+        for (const row_region &g : regions(from, to)) {
+            if (g.calc) {
+                mov(reg_cnt, g.from);
+                calc_init(reg_cnt);
+                calc_run(nullptr, g.to - g.from);
+            } else {
+                loop(g.to - g.from, g.pairs);
+            }
         }
-        loop(p_end - c1, true);
-        loop(to - p_end, false);
     };
     span(0, u0);
     if (up2) up2_run();
     if (per) per_run();
     span(u1, c.ow_full);
     if (c.ow_tail > 0) vector(final_ ? c.ow_tail : simd_w, c.pair_tail);
+}
+
+// The full vectors [from, to) of a row in regions of one kind: the pairs prefix [0, pair_vecs)
+// and the rest, and where calc_, [calc_first, calc_end) computed (jit_conf::calc_first), in
+// order, none empty.
+template <cpu_isa isa>
+std::vector<typename jit_ncx_wpass<isa>::row_region> jit_ncx_wpass<isa>::regions(int64_t from, int64_t to) const {
+    const jit_conf &c = conf_;
+    std::vector<int64_t> cuts = {from, to, std::clamp(c.pair_vecs, from, to)};
+    if (calc_) cuts.insert(cuts.end(), {std::clamp(c.calc_first, from, to), std::clamp(c.calc_end, from, to)});
+    std::sort(cuts.begin(), cuts.end());
+    std::vector<row_region> v;
+    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+        const int64_t a = cuts[i], b = cuts[i + 1];
+        if (b > a) v.push_back({a, b, b <= c.pair_vecs, calc_ && a >= c.calc_first && b <= c.calc_end});
+    }
+    return v;
 }
 
 // conf.span_units: output vectors [v0, v1) of the row (jit_pass_args; tab and dst at v0), v1
@@ -616,19 +630,7 @@ void jit_ncx_wpass<isa>::span_row(G &group, int unroll) {
         }
         sub(n, reg_cnt);
     };
-    struct region {
-        int64_t from, to;
-        bool pairs, calc;
-    };
-    std::vector<region> regions;
-    if (calc_) {
-        regions = {{0, c.calc_first, true, false}, {c.calc_first, c.calc_end, true, true}, {c.calc_end, c.pair_vecs, true, false}};
-    } else {
-        regions = {{0, c.pair_vecs, true, false}};
-    }
-    regions.push_back({c.pair_vecs, c.ow_full, false, false});
-    for (const region &g : regions) {
-        if (g.to <= g.from) continue;
+    for (const row_region &g : regions(0, c.ow_full)) {
         count(g.from, g.to);
         if (g.calc) {
             calc_init(reg_cnt);

@@ -116,6 +116,11 @@ private:
     // weights from the output index. calc_init: the constants, and the counter at vector
     // `first` (a GPR); calc_run: n of them on, two vectors' coordinates ahead of their blends.
     const bool calc_;
+    struct row_region {
+        int64_t from, to;
+        bool pairs, calc;  // one load for both taps; computed (calc_run)
+    };
+    std::vector<row_region> regions(int64_t from, int64_t to) const;
     void calc_init(const Xbyak::Reg64 &first);
     void calc_run(const Xbyak::Reg64 *n_reg, int64_t n_imm);
     struct calc_set {

@@ -391,8 +391,7 @@ void jit_ncx_wpass<isa>::calc_coords(int s) {
         vcvtdq2ps(r.u, r.i);
         vsubps(r.t, r.t, r.u);  // w1 = t - (float)i0
         vpbroadcastd(r.u, Xmm(r.i.getIdx()));
-        vpsubd(r.i, r.i, r.u);
-        vpaddd(r.u, r.i, vmm_flat_c);  // tap 1: the next element
+        vpsubd(r.i, r.i, r.u);  // from the window base, for both taps' windows
     }
     if constexpr (kEvex) {
         vaddps(vmm_co, vmm_co, vmm_cstep);
@@ -424,9 +423,11 @@ void jit_ncx_wpass<isa>::calc_blend(int s, int slot) {
         slot_ = 0;
         return;
     }
-    load_window(vmm_b, ptr[reg_src + r.base * conf_.esize]);
-    select(vmm_a, r.i, vmm_b);
-    select(vmm_b, r.u, vmm_b);
+    // Tap 1 is the next element in every lane: the same selects from a window one on.
+    load_window(vmm_a, ptr[reg_src + r.base * conf_.esize]);
+    load_window(vmm_b, ptr[reg_src + r.base * conf_.esize + conf_.esize]);
+    select(vmm_a, r.i, vmm_a);
+    select(vmm_b, r.i, vmm_b);
     vsubps(w0, vmm_cone, r.t);  // w0 = 1 - w1
     step(vmm_a, vmm_a, w0, vmm_b, r.t);
     store_result(ptr[out()], vmm_a, simd_w);

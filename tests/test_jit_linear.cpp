@@ -523,7 +523,12 @@ TEST(jit_conf, computed_pairs_where_records_come_from_far) {
     const auto ac = coordinate_transformation_mode::align_corners;
     const jit_conf up = linear_conf({1, 1, 600000}, {882000});
     EXPECT_EQ(up.calc_first, 1);  // vector 0: s < 0 in lane 0 (half_pixel upsampling)
-    EXPECT_EQ(up.calc_end, up.pair_vecs);
+    EXPECT_EQ(up.calc_end, up.pair_vecs);  // vector 110249 holds the first clamped output
+    // Up a little: each tap in its own window, both taps' windows a column apart.
+    const jit_conf little = linear_conf({1, 1, 44100}, {48000});
+    EXPECT_EQ(little.pair_vecs, 2);
+    EXPECT_EQ(little.calc_first, 1);  // output 0: s < 0
+    EXPECT_EQ(little.calc_end, 5999);  // 6000: outputs 47992 - 47999, the last clamped
     EXPECT_TRUE(up.calc_half);
     EXPECT_EQ(up.calc_mul, 600000.f);
     EXPECT_EQ(up.calc_div, 882000.f);
@@ -585,6 +590,8 @@ TEST(jit_bitwise, linear_computed_pairs) {
         {ncx, 1, {70001}, {102943}},      // one row, spans
         {ncx, 3, {1000}, {1001}},         // nearly 1:1: the last bases move left
         {ncx, 2, {3000}, {2900}},         // down a little
+        {ncx, 2, {1000}, {1088}},         // up a little: windows, pairs only at the start
+        {ncx, 1, {44100}, {48000}},       // one row of those, spans
         {ncx, 2, {3000}, {1100}},         // down 2.7x: the gather path's pairs
         {ncx, 1, {100001}, {36000}},      // one row down, spans
         {ncx, 2, {5, 3000}, {7, 1100}},   // 2-D gathered W rows

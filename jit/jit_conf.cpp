@@ -532,8 +532,8 @@ int64_t span_units(const jit_conf &c, const problem &p) {
     return final_rows && rows && c.up2_groups == 0 && c.per_periods == 0 ? c.ow_vecs : 0;
 }
 
-// jit_conf::calc_first and calc_end, where the kernel can compute the pairs (see there).
-std::atomic<int> g_calc_pairs{-1};  // set_calc_pairs_for_testing
+// jit_conf::calc_first and calc_end, where the kernel can compute the taps (see there).
+std::atomic<int> g_calc_taps{-1};  // set_calc_taps_for_testing
 
 // The first v in [lo, hi) with pred(v), or hi; pred false then true as v grows.
 template <typename Pred>
@@ -546,7 +546,7 @@ int64_t first_where(int64_t lo, int64_t hi, Pred pred) {
     return lo;
 }
 
-void set_calc_pairs(jit_conf &c, const problem &p) {
+void set_calc_taps(jit_conf &c, const problem &p) {
     const auto ctm = p.ctm;
     const bool hp = ctm == coordinate_transformation_mode::half_pixel;
     const bool taps = (c.window && !c.short_window()) || c.gather_by_insert;  // the gather path: its pairs
@@ -554,7 +554,7 @@ void set_calc_pairs(jit_conf &c, const problem &p) {
                      c.flat_c == 1 && !c.unit_w && (c.window || c.pair_vecs > 0) && c.up2_groups == 0 && c.per_periods == 0 &&
                      !c.fuse_h && !c.h2_pairs && !c.wplane_cols && c.row_out <= (int64_t(1) << (hp ? 23 : 24)) &&
                      c.row_in < (int64_t(1) << 31);
-    const int mode = g_calc_pairs.load();
+    const int mode = g_calc_taps.load();
     if (!can || mode == 0) return;
     const int64_t w = c.simd_w, I = c.row_in, O = c.row_out;
     // s and i0 never fall as o grows (each f32 step rounds monotonically). Windows: up to the
@@ -577,7 +577,7 @@ void set_calc_pairs(jit_conf &c, const problem &p) {
 
 }  // namespace
 
-void set_calc_pairs_for_testing(int mode) { g_calc_pairs.store(mode); }
+void set_calc_taps_for_testing(int mode) { g_calc_taps.store(mode); }
 
 jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     jit_conf c;
@@ -607,7 +607,7 @@ jit_conf make_jit_conf(const problem &p, kernel_isa k, bool unit_w) {
     else set_pass(c, p, hl);
     set_stores(c, p);
     set_groups(c, p, hl, dl);
-    set_calc_pairs(c, p);
+    set_calc_taps(c, p);
     c.span_units = span_units(c, p);
     c.span_grain = c.pass_engine ? 2 : 1;
     c.ok = true;

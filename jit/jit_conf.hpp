@@ -269,22 +269,25 @@ struct jit_conf {
     // pairs elements 0 and 1 for them, the window path its window's first flat_c + 1).
     int64_t pair_vecs = 0;
     bool pair_tail = false;
-    // Window pairs computed, not read (jit_ncx_runs.cpp): the W pass's full pairs vectors
-    // [calc_first, calc_end) take their taps and weights from the output index in registers,
-    // by the reference's own f32 formulas (semantics.md: s = ((o + 0.5) * I) / O - 0.5 or
+    // Taps computed, not read (jit_ncx_runs.cpp): the W pass's full vectors [calc_first,
+    // calc_end) take their taps and weights from the output index in registers, by the
+    // reference's own f32 formulas (semantics.md: s = ((o + 0.5) * I) / O - 0.5 or
     // o * (I - 1) / (O - 1), then i0 = (int)s, w1 = s - i0, w0 = 1 - w1; one vdivps per
     // vector) instead of reading a record of 5 * simd_w * 4 bytes per vector. The range keeps
     // the clamps out of the kernel: from the first vector whose s >= 0 in every lane (t = s)
-    // to the first whose window base the table moves left (i0 of lane 0 past row_in -
-    // simd_w), within the pairs (so i1 = i0 + 1, both in the window from i0 of lane 0). The
-    // lanes' o are an f32 counter stepped by simd_w, exact while o + 0.5 is (row_out <= 2^23).
-    // f32 rows: AVX2 16-bit rows computed this way (windows widened for vpermps, constants
-    // from the pool, the rounding in the temporaries) ran 1.15-1.18x the time in bf16 and
-    // 0.95-0.98x in f16 (160000 -> 441000, 50000 -> 73529 C = 4; bench_ab), their tables'
-    // byte-control selects being cheaper than f32's. flat_c 1, no unit_w, no up2 or periodic
-    // run (which read no table either); row mode and W-plane rows, not the fused or h2
-    // kernels. calc_mul and calc_div: the formula's f32
-    // factors, (float)I and (float)O (half_pixel) or (float)(I - 1) and (float)(O - 1).
+    // to the first with a clamped lane (i1 = i0) or, on the window path, whose tap-1 window
+    // would pass the row's end (i0 of lane 0 past row_in - 1 - simd_w). Windows: tap 0's
+    // from i0 of lane 0 (the table's base there), tap 1's one element on, the same selects
+    // for both (c.window bounds every vector's tap-0 span). The gather path (AVX2's insert
+    // spelling): its pairs prefix, the lanes' i0 spilled to the stack for the pair loads.
+    // The lanes' o are an f32 counter stepped by simd_w, exact while o + 0.5 is (row_out <=
+    // 2^23). f32 rows: AVX2 16-bit rows computed this way (windows widened for vpermps,
+    // constants from the pool, the rounding in the temporaries) ran 1.15-1.18x the time in
+    // bf16 and 0.95-0.98x in f16 (160000 -> 441000, 50000 -> 73529 C = 4; bench_ab), their
+    // tables' byte-control selects being cheaper than f32's. flat_c 1, no unit_w, no up2 or
+    // periodic run (which read no table either); row mode and W-plane rows, not the fused or
+    // h2 kernels. calc_mul and calc_div: the formula's f32 factors, (float)I and (float)O
+    // (half_pixel) or (float)(I - 1) and (float)(O - 1).
     // Only where the range's records come to kCalcMinBytes, past most of a 512 KiB L2: on the
     // Zen 3 VM (bench_ab, f32, 1 thread) computing costs ~6.5 cycles a vector against ~3.6
     // with the records in L1 (500 -> 750 C = 256, forced: 1.82x the time) and about as much
@@ -572,9 +575,10 @@ void set_narrow_for_testing(int mode);
 // kernel; -1: the rule. 3-D W-planes (plane mode) still go separable. Not in the cache key
 // either.
 void set_separable_for_testing(int mode);
-// Tests force computed window pairs (jit_conf::calc_first, calc_end) on (1) wherever the kernel can take
-// them, whatever the rule's size threshold, or off (0); -1: the rule. Not in the cache key.
-void set_calc_pairs_for_testing(int mode);
+// Tests force computed taps (jit_conf::calc_first, calc_end) on (1) wherever the kernel can
+// take them, whatever the rule's size threshold, or off (0); -1: the rule. Not in the cache
+// key.
+void set_calc_taps_for_testing(int mode);
 
 // What a window pair's tap-1 index (or vpshufb control, conf.shuf_windows) adds to tap 0's
 // per flat_c: the next element.

@@ -112,9 +112,9 @@ private:
     // fused: its two rows would need twice the registers).
     void up2_run();
     void up2_constants();
-    // conf.calc_first/calc_end (jit_ncx_runs.cpp), not fused: those pairs vectors' taps and
-    // weights from the output index. calc_init: the constants, and the counter at vector
-    // `first` (a GPR); calc_run: n of them on, two vectors' coordinates ahead of their blends.
+    // conf.calc_first/calc_end (jit_ncx_runs.cpp), not fused: those vectors' taps and weights
+    // from the output index. calc_init: the constants, and the counter at vector `first` (a
+    // GPR); calc_run: n of them on, two vectors' coordinates ahead of their blends.
     const bool calc_;
     struct row_region {
         int64_t from, to;

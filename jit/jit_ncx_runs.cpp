@@ -2,7 +2,7 @@
 // (W exactly 2x half_pixel: constant weights, three unaligned loads per two vectors), the
 // periodic run (records that repeat every per_p vectors, their permutes and weights hoisted),
 // linear W-planes column by column (each record read once per column, not once per row), and
-// computed window pairs (taps and weights from the output index, jit_conf::calc_first).
+// computed taps (taps and weights from the output index, jit_conf::calc_first).
 // row() and generate() (jit_ncx_kernels.cpp) call them.
 #include "jit_ncx_kernels.hpp"
 #include "../src/numeric.hpp"
@@ -360,10 +360,10 @@ void jit_ncx_wpass<isa>::calc_init(const Reg64 &first) {
     if (c.calc_half) vaddps(vmm_co, vmm_co, vmm_chalf);
 }
 
-// The two register sets of calc_run's pipeline: a vector's tap-0 and tap-1 selects, w1 and
-// window base. The rows are f32 (jit_conf), whose full loads and stores touch no temporary;
-// AVX-512 has registers to spare for set 1 all the same.
-// On the gather path (no window) only w1 lives on to the blend: the indices go to the stack.
+// The two register sets of calc_run's pipeline: a vector's selects (from the window base),
+// a scratch, w1 and the window base. The rows are f32 (jit_conf), whose full loads and
+// stores touch no temporary; AVX-512 has registers to spare for set 1 all the same. On the
+// gather path (no window) only w1 lives on to the blend: the indices go to the stack.
 template <cpu_isa isa>
 typename jit_ncx_wpass<isa>::calc_set jit_ncx_wpass<isa>::calc_regs(int s) const {
     if (!conf_.window) return {vmm_idx, vmm_idx_b, s == 0 ? vmm_r : vmm_flat_c, reg_ba};
@@ -409,7 +409,8 @@ Address jit_ncx_wpass<isa>::calc_spill(int s) const {
     return ptr[rsp - 32 * (s + 1)];
 }
 
-// Set s's vector: its window, both selects and the blend, stored at output vector `slot`.
+// Set s's vector: its taps (two windows, or the gather path's pair loads) and the blend,
+// stored at output vector `slot`.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::calc_blend(int s, int slot) {
     const calc_set r = calc_regs(s);
@@ -434,7 +435,7 @@ void jit_ncx_wpass<isa>::calc_blend(int s, int slot) {
     slot_ = 0;
 }
 
-// n full pairs vectors (the register *n_reg, or n_imm) from the counter's on, at reg_dst; steps
+// n full vectors (the register *n_reg, or n_imm) from the counter's on, at reg_dst; steps
 // reg_dst and reg_tab past them. Each vector's coordinates are made two vectors ahead of its
 // blend: made just before it, each window load waited on the divide's chain (~40 cycles to
 // the base in a GPR) with the vectors in flight filling the FP scheduler, and 9375 -> 13781

@@ -53,7 +53,7 @@ std::vector<op_desc> representative_set() {
         v.push_back(problem_builder().src({1, 128, 64, 64}).sizes({16, 80}).fmt(data_format::ncx).mode(mode::nearest).dt(t));
         v.push_back(problem_builder().src({1, 32, 78, 376}).sizes({22, 705}).fmt(data_format::ncx).mode(mode::linear).dt(t));
     }
-    // Long 1-D linear rows: computed window pairs (jit_conf::calc_first), in row mode and spans.
+    // Long 1-D linear rows: computed taps (jit_conf::calc_first), in row mode and spans.
     for (auto t : {data_type::f32, data_type::bf16, data_type::f16})
         v.push_back(problem_builder().src({1, 1, 60000}).sizes({88211}).fmt(data_format::ncx).mode(mode::linear).dt(t));
     return v;
@@ -154,7 +154,7 @@ TEST_P(isa_check, every_byte_decodes_and_only_tier_extensions_appear) {
     EXPECT_EQ(kernels, 2 * 144u);
     EXPECT_GT(nt_parts, 0u);
     EXPECT_GT(prefetches, 0u) << "the plane kernels' row prefetches were not generated";
-    EXPECT_GT(divides, 0u) << "the computed window pairs (long 1-D rows) were not generated";
+    EXPECT_GT(divides, 0u) << "the computed taps (long 1-D rows) were not generated";
     if (rules.bf16) {
         EXPECT_GT(bf16_insns, 0u) << "the bf16 tier must actually use vcvtneps2bf16";
     }

@@ -500,26 +500,26 @@ TEST(jit_bitwise, prefetched_rows) {
 }
 
 namespace {
-// Forces computed window pairs on (1) or off (0) for a scope, the cache cleared around it:
+// Forces computed taps on (1) or off (0) for a scope, the cache cleared around it:
 // the mode is not in the cache key.
-struct calc_pairs_mode {
-    explicit calc_pairs_mode(int mode) {
-        set_calc_pairs_for_testing(mode);
+struct calc_taps_mode {
+    explicit calc_taps_mode(int mode) {
+        set_calc_taps_for_testing(mode);
         clear_cache();
     }
-    ~calc_pairs_mode() {
-        set_calc_pairs_for_testing(-1);
+    ~calc_taps_mode() {
+        set_calc_taps_for_testing(-1);
         clear_cache();
     }
 };
 }  // namespace
 
-// Computed window pairs (jit_conf::calc_first, calc_end): where a row's records would come
-// to kCalcMinBytes, the pairs vectors past the left clamp and short of the last window base
-// the table moves left take their taps and weights from the output index; on the gather
-// path the insert spelling's pairs. f32 at both widths, not 16-bit; not with up2 runs
-// (exactly 2x) or where a row's records fit L2.
-TEST(jit_conf, computed_pairs_where_records_come_from_far) {
+// Computed taps (jit_conf::calc_first, calc_end): where a row's records would come to
+// kCalcMinBytes, the window vectors past the left clamp and short of the first clamped lane
+// and of the last tap-1 window that fits take their taps and weights from the output index;
+// on the gather path the insert spelling's pairs. f32 at both widths, not 16-bit; not with
+// up2 runs (exactly 2x) or where a row's records fit L2.
+TEST(jit_conf, computed_taps_where_records_come_from_far) {
     const auto ac = coordinate_transformation_mode::align_corners;
     const jit_conf up = linear_conf({1, 1, 600000}, {882000});
     EXPECT_EQ(up.calc_first, 1);  // vector 0: s < 0 in lane 0 (half_pixel upsampling)
@@ -555,7 +555,7 @@ TEST(jit_conf, computed_pairs_where_records_come_from_far) {
         EXPECT_EQ(make_jit_conf(make_problem(d), cpu_isa::avx512_core).calc_end, 0);
     }
     {
-        const calc_pairs_mode on(1);
+        const calc_taps_mode on(1);
         EXPECT_EQ(linear_conf({1, 256, 500}, {750}).calc_first, 1);
         EXPECT_GT(linear_conf({1, 256, 500}, {750}).calc_end, 1);
         EXPECT_EQ(linear_conf({1, 1, 40000}, {80000}).calc_end, 0);
@@ -565,20 +565,20 @@ TEST(jit_conf, computed_pairs_where_records_come_from_far) {
         EXPECT_GT(steep.calc_end, steep.calc_first);
         EXPECT_LT(steep.calc_end, steep.pair_vecs);
     }
-    const calc_pairs_mode off(0);
+    const calc_taps_mode off(0);
     EXPECT_EQ(linear_conf({1, 1, 600000}, {882000}).calc_end, 0);
 }
 
-// Computed window pairs, bitwise, forced on wherever the kernel can take them (f32; the
+// Computed taps, bitwise, forced on wherever the kernel can take them (f32; the
 // 16-bit cases keep their tables): 1-D rows up and down a little (the W pass writes dst, NT
 // or not; single rows past 128 KiB of dst split into spans on 2-4 threads, so a span starts
 // and ends inside the computed range), both transforms, rows whose last bases move left,
 // short rows, downsampling on the gather path (both spellings: vgatherdps computes nothing),
 // NXC with C = 1, and 2-D and 3-D W rows and W-planes into scratch; specials and guard
 // pages.
-TEST(jit_bitwise, linear_computed_pairs) {
+TEST(jit_bitwise, linear_computed_taps) {
     REQUIRE_AVX2();
-    const calc_pairs_mode on(1);
+    const calc_taps_mode on(1);
     threads_and_spelling_restore restore;
     struct shape {
         data_format f;

@@ -518,7 +518,7 @@ struct calc_taps_mode {
 // kCalcMinBytes, the window vectors past the left clamp and short of the first clamped lane
 // and of the last tap-1 window that fits take their taps and weights from the output index;
 // on the gather path the insert spelling's pairs. f32 at both widths, not 16-bit; not with
-// up2 runs (exactly 2x) or where a row's records fit L2.
+// up2 runs (exactly 2x) or where a row's records fit L2 (gather path: the LLC).
 TEST(jit_conf, computed_taps_where_records_come_from_far) {
     const auto ac = coordinate_transformation_mode::align_corners;
     const jit_conf up = linear_conf({1, 1, 600000}, {882000});
@@ -543,11 +543,14 @@ TEST(jit_conf, computed_taps_where_records_come_from_far) {
     EXPECT_EQ(linear_conf({1, 1, 40000}, {80000}).calc_end, 0);               // exactly 2x: up2 groups
     // 3x down: the gather path's pairs, on the insert spelling (AMD; Intel with the GDS
     // mitigation) only: vgatherdps reads the taps apart.
+    // Only where the records (32 MB here) would not stay in the LLC; 200 KB do.
     set_gather_spelling_for_testing(1);
-    EXPECT_EQ(linear_conf({1, 1, 300000}, {100000}).calc_first, 0);
-    EXPECT_EQ(linear_conf({1, 1, 300000}, {100000}).calc_end, linear_conf({1, 1, 300000}, {100000}).pair_vecs);
+    const jit_conf far = linear_conf({1, 1, 4410000}, {1600000});
+    EXPECT_EQ(far.calc_first, 0);
+    EXPECT_EQ(far.calc_end, far.pair_vecs);
+    EXPECT_EQ(linear_conf({1, 1, 30000}, {10000}).calc_end, 0);
     set_gather_spelling_for_testing(0);
-    EXPECT_EQ(linear_conf({1, 1, 300000}, {100000}).calc_end, 0);
+    EXPECT_EQ(linear_conf({1, 1, 4410000}, {1600000}).calc_end, 0);
     set_gather_spelling_for_testing(-1);
     for (data_type t : {data_type::bf16, data_type::f16}) {
         const auto d = problem_builder().src({1, 1, 600000}).sizes({882000}).fmt(data_format::ncx).mode(mode::linear).dt(t);

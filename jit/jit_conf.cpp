@@ -567,7 +567,7 @@ void set_calc_taps(jit_conf &c, const problem &p) {
     c.calc_first = first_where(0, end, [&](int64_t v) { return src_coord(v * w, I, O, ctm) >= 0.f; });
     c.calc_end = first_where(c.calc_first, end, [&](int64_t v) { return c.window && linear_coord(v * w, I, O, ctm).i0 > I - 1 - w; });
     // The gather path's records only where they would not stay in the LLC (jit_conf.hpp).
-    const int64_t min_bytes = c.window ? jit_conf::kCalcMinBytes : one_thread_llc_bytes() / 2;
+    const int64_t min_bytes = c.window ? jit_conf::kCalcMinBytes : one_thread_llc_bytes() / 4;
     if (c.calc_end == c.calc_first || (mode == -1 && (c.calc_end - c.calc_first) * c.rec_bytes < min_bytes)) {
         c.calc_first = c.calc_end = 0;
         return;

@@ -295,10 +295,11 @@ struct jit_conf {
     // and less from L3 or DRAM: 20000 -> 29411 C = 16 (588 KB) 0.76x warm, 0.57x cold;
     // 50000 -> 73529 C = 4 (1.5 MB) 0.68x, 0.48x; 600000 -> 882000 C = 1 (17.6 MB) 0.30-0.48x.
     // The gather path's computed pairs cost more (~10 cycles a vector: its pair loads and
-    // inserts come on top), so there only past half the LLC one thread counts on (8 MiB on
-    // the VM): warm in a loop, with the records in L3, 48000 -> 44100 (882 KB) took 1.25x
-    // the time and 441000 -> 160000 (3.2 MB) 1.0-1.1x (cold 0.47x and 0.56x); 2000000 ->
-    // 700000 (14 MB) 0.72x and 4410000 -> 1600000 (32 MB) 0.55x warm (xinterp bench).
+    // inserts come on top), so there only past a quarter of the LLC one thread counts on
+    // (records beside src and dst; 8 MiB on the VM): warm in a loop, with the records in
+    // L3, 48000 -> 44100 (882 KB) took 1.25x the time and 441000 -> 160000 (3.2 MB)
+    // 1.0-1.1x (cold 0.47x and 0.56x); 2000000 -> 700000 (14 MB) 0.72x and 4410000 ->
+    // 1600000 (32 MB) 0.55x warm (xinterp bench).
     static constexpr int64_t kCalcMinBytes = int64_t(384) << 10;
     int64_t calc_first = 0, calc_end = 0;
     bool calc_half = false;

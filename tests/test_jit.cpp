@@ -404,6 +404,10 @@ TEST(jit_conf, plans_name_the_choices) {
     EXPECT_FALSE(has(plan(ncx, f32, mode::nearest, 8, {40, 40}, {80, 100}), "prefetched"));
     const std::string narrow = plan(nxc, f32, lin, 3, {1080, 1920}, {224, 224});
     EXPECT_TRUE(has(narrow, "narrow pixels: C = 3")) << narrow;
+    const std::string longrow = plan(ncx, f32, lin, 1, {600000}, {882000});
+    EXPECT_TRUE(has(longrow, "taps and weights of vectors 1 to 110248 computed from the output index")) << longrow;
+    EXPECT_FALSE(has(longrow, "scratch")) << longrow;  // 1-D rows go straight to dst
+    EXPECT_FALSE(has(up, "computed")) << up;            // 224 -> 512: 1 KiB of records
     // bf16's rounding by tier: AVX2 (and the 256-bit generators), AVX-512 in integer code, the
     // BF16 tier natively; nearest copies bits and rounds nothing.
     const std::vector<int64_t> in{32, 32}, out{64, 64};

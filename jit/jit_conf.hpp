@@ -593,6 +593,14 @@ inline uint32_t window_index_step(const jit_conf &c) {
     return c.dt == data_type::bf16 ? 0x02020000u : 0x02020202u;  // the word pair's two bytes
 }
 
+// The pass engine's W record of output vector v in jit_tables::wtab: the computed vectors
+// [calc_first, calc_end) have none stored, so the records after them move up; v in that range
+// gives the next stored record's (vector calc_end's), where the kernel reads on after it.
+inline int64_t stored_record(const jit_conf &c, int64_t v) {
+    if (v < c.calc_first) return v;
+    return v < c.calc_end ? c.calc_first : v - (c.calc_end - c.calc_first);
+}
+
 // Window pairs (jit_conf::pair_vecs, pair_tail) are a prefix of a row's vectors: how many.
 inline int64_t window_pair_vecs(const jit_conf &c) { return c.pair_vecs + (c.ow_tail > 0 && c.pair_tail ? 1 : 0); }
 
@@ -619,7 +627,7 @@ struct jit_pass_args {
     int64_t flags;      // kFlag* bits of this execution
     void *dst_b;        // blend pairs: the second output (D pairs: od + 1's first row; H pairs: oh + 1)
     float wb0, wb1;     // ... and its weights (D, or H)
-    int64_t v0, v1;     // W pass, conf.span_units: output vectors [v0, v1) of the row (tab and dst at v0; v1 = ow_vecs: to the end)
+    int64_t v0, v1;     // W pass, conf.span_units: output vectors [v0, v1) of the row (dst at v0, tab at stored_record(v0); v1 = ow_vecs: to the end)
 };
 
 // The stream copy's ABI: one row of jit_conf::dst_row_bytes from src to dst (any alignment).

@@ -602,11 +602,11 @@ std::vector<typename jit_ncx_wpass<isa>::row_region> jit_ncx_wpass<isa>::regions
     return v;
 }
 
-// conf.span_units: output vectors [v0, v1) of the row (jit_pass_args; tab and dst at v0), v1
-// up to ow_vecs, the tail's end: the span's part of each region in turn (the pairs prefix
-// [0, pair_vecs), within it [calc_first, calc_end) computed where calc_, then the rest up to
-// ow_full; counts at run time), then the tail if v1 passes ow_full. group(n, pairs) makes n
-// vectors from their records and steps past them.
+// conf.span_units: output vectors [v0, v1) of the row (jit_pass_args; dst at v0, tab at its
+// stored record), v1 up to ow_vecs, the tail's end: the span's part of each region in turn
+// (the pairs prefix [0, pair_vecs) and the rest up to ow_full, and where calc_, the computed
+// [calc_first, calc_end); counts at run time), then the tail if v1 passes ow_full.
+// group(n, pairs) makes n vectors from their records and steps past them.
 template <cpu_isa isa>
 template <typename G>
 void jit_ncx_wpass<isa>::span_row(G &group, int unroll) {

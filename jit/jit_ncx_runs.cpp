@@ -436,7 +436,7 @@ void jit_ncx_wpass<isa>::calc_blend(int s, int slot) {
 }
 
 // n full vectors (the register *n_reg, or n_imm) from the counter's on, at reg_dst; steps
-// reg_dst and reg_tab past them. Each vector's coordinates are made two vectors ahead of its
+// reg_dst past them (they have no records: reg_tab stays on the next stored one). Each vector's coordinates are made two vectors ahead of its
 // blend: made just before it, each window load waited on the divide's chain (~40 cycles to
 // the base in a GPR) with the vectors in flight filling the FP scheduler, and 9375 -> 13781
 // C = 64 f32 took 387 us against 332 us ahead (bench_ab, Zen 3 VM; both with the clamps of
@@ -462,7 +462,6 @@ void jit_ncx_wpass<isa>::calc_run(const Reg64 *n_reg, int64_t n_imm) {
             calc_coords(0);
             calc_blend(1, 1);
             calc_coords(1);
-            add(reg_tab, 2 * c.rec_bytes);
             add(reg_dst, 2 * simd_w * out_es);
             dec(reg_cnt);
             jnz(l_pair, T_NEAR);
@@ -475,7 +474,6 @@ void jit_ncx_wpass<isa>::calc_run(const Reg64 *n_reg, int64_t n_imm) {
     }
     if (n_reg || n_imm % 2) {
         calc_blend(0, 0);
-        add(reg_tab, c.rec_bytes);
         add(reg_dst, simd_w * out_es);
     }
     L(l_done);

@@ -255,7 +255,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     } else {
         const int64_t sw = c.simd_w;
         const size_t V = static_cast<size_t>(sw) * 4;
-        t.wtab.assign(static_cast<size_t>(c.ow_vecs * c.rec_bytes), 0);
+        t.wtab.assign(static_cast<size_t>(stored_record(c, c.ow_vecs) * c.rec_bytes), 0);
         // Lane l's window index k into the slot at `at`: a dword, or vpshufb controls (AVX2
         // 16-bit windows: nearest, and linear with jit_conf::shuf_windows). Those pick the word
         // (bytes 2k, 2k + 1 into lane l's two bytes), or for bf16 linear put it into the top
@@ -278,7 +278,9 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
         };
         pass_record r;
         for (int64_t v = 0; v < c.ow_vecs; ++v) {
-            const size_t rec = static_cast<size_t>(v * c.rec_bytes);
+            if (v == c.calc_first && c.calc_end > v) v = c.calc_end;  // computed: no records
+            if (v == c.ow_vecs) break;
+            const size_t rec = static_cast<size_t>(stored_record(c, v) * c.rec_bytes);
             make_pass_record(c, w, lin, v, r);
             if (c.window || c.window2) {
                 put<int32_t>(t.wtab, rec, static_cast<int32_t>(r.base[0]));

@@ -20,7 +20,9 @@ namespace xinterp {
 //     [V, 2V)   s32 ia[simd_w]: lane -> src element, relative to base_a (window) or absolute
 //               (gather); for AVX2 16-bit nearest windows, a vpshufb byte control instead
 //     linear only: [2V, 3V) s32 ib[simd_w], [3V, 4V) f32 w0[simd_w], [4V, 5V) f32 w1[simd_w]
-//   Padding lanes of the tail vector point at a valid element with weight 0.
+//   Padding lanes of the tail vector point at a valid element with weight 0. The vectors
+//   whose taps the kernel computes (jit_conf::calc_first, calc_end) have no record: the
+//   records after them follow on (stored_record, jit_conf.hpp).
 // - flat passes (jit_conf::flat, and flat_w's W-plane pass): one record per output vector,
 //   2^k s32 index vectors (src elements of the plane's volume; tap (d, h, w) at slot
 //   (d * 2 + h) * 2 + w), then w0 and w1 per lane for each axis, W first. flat_w's records

@@ -221,7 +221,7 @@ private:
         jit_pass_args a{};
         a.flags = x.flags;
         a.src = x.src + key * conf_.src_row_bytes;
-        a.tab = tables_.wtab.data() + v0 * conf_.rec_bytes;
+        a.tab = tables_.wtab.data() + stored_record(conf_, v0) * conf_.rec_bytes;
         a.dst = x.dst + r * conf_.dst_row_bytes + v0 * conf_.simd_w * conf_.esize;
         a.v0 = v0;
         a.v1 = v0 + n;

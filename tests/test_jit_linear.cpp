@@ -524,6 +524,13 @@ TEST(jit_conf, computed_taps_where_records_come_from_far) {
     const jit_conf up = linear_conf({1, 1, 600000}, {882000});
     EXPECT_EQ(up.calc_first, 1);  // vector 0: s < 0 in lane 0 (half_pixel upsampling)
     EXPECT_EQ(up.calc_end, up.pair_vecs);  // vector 110249 holds the first clamped output
+    // The computed vectors have no records: 2 of 110250 stored (vectors 0 and 110249).
+    const auto long_row = problem_builder().src({1, 1, 600000}).sizes({882000}).fmt(data_format::ncx).mode(mode::linear);
+    EXPECT_EQ(make_jit_tables(make_problem(long_row), up).wtab.size(), size_t(2 * up.rec_bytes));
+    EXPECT_EQ(stored_record(up, 0), 0);
+    EXPECT_EQ(stored_record(up, 1), 1);
+    EXPECT_EQ(stored_record(up, 5000), 1);
+    EXPECT_EQ(stored_record(up, 110249), 1);
     // Up a little: each tap in its own window, both taps' windows a column apart.
     const jit_conf little = linear_conf({1, 1, 44100}, {48000});
     EXPECT_EQ(little.pair_vecs, 2);

@@ -550,22 +550,27 @@ void set_calc_taps(jit_conf &c, const problem &p) {
     const auto ctm = p.ctm;
     const bool hp = ctm == coordinate_transformation_mode::half_pixel;
     const bool taps = (c.window && !c.short_window()) || c.gather_by_insert;  // the gather path: its pairs
-    const bool can = c.pass_engine && c.algorithm == alg::linear && taps && c.dt == data_type::f32 &&
-                     c.flat_c == 1 && !c.unit_w && (c.window || c.pair_vecs > 0) && c.up2_groups == 0 && c.per_periods == 0 &&
-                     !c.fuse_h && !c.h2_pairs && !c.wplane_cols && c.row_out <= (int64_t(1) << (hp ? 23 : 24)) &&
+    // Flat rows (NXC, C < simd_w) whose vectors hold whole columns: C dividing simd_w.
+    const int64_t fc = c.flat_c;
+    const bool cols = fc == 1 || (c.window && c.simd_w % fc == 0);
+    const bool can = c.pass_engine && c.algorithm == alg::linear && taps && c.dt == data_type::f32 && cols &&
+                     !c.unit_w && (c.window || c.pair_vecs > 0) && c.up2_groups == 0 && c.per_periods == 0 &&
+                     !c.fuse_h && !c.h2_pairs && !c.wplane_cols && c.OW <= (int64_t(1) << (hp ? 23 : 24)) &&
                      c.row_in < (int64_t(1) << 31);
     const int mode = g_calc_taps.load();
     if (!can || mode == 0) return;
-    const int64_t w = c.simd_w, I = c.row_in, O = c.row_out;
+    const int64_t w = c.simd_w, I = c.IW, O = c.OW, px = w / fc;  // columns a vector
     // s and i0 never fall as o grows (each f32 step rounds monotonically). Windows: up to the
-    // first vector with a clamped lane (i1 = i0) or whose tap-1 window (from i0 of lane 0,
-    // plus 1) would pass the row's end; the gather path: its pairs.
+    // first vector with a clamped lane (i1 = i0) or whose tap-1 window (from lane 0's element
+    // i0 * C, plus C) would pass the row's end; the gather path: its pairs.
     const int64_t end = c.window ? std::min(c.ow_full, first_where(0, O, [&](int64_t o) {
                                                  return linear_coord(o, I, O, ctm).i0 >= I - 1;
-                                             }) / w)
+                                             }) / px)
                                  : c.pair_vecs;
-    c.calc_first = first_where(0, end, [&](int64_t v) { return src_coord(v * w, I, O, ctm) >= 0.f; });
-    c.calc_end = first_where(c.calc_first, end, [&](int64_t v) { return c.window && linear_coord(v * w, I, O, ctm).i0 > I - 1 - w; });
+    c.calc_first = first_where(0, end, [&](int64_t v) { return src_coord(v * px, I, O, ctm) >= 0.f; });
+    c.calc_end = first_where(c.calc_first, end, [&](int64_t v) {
+        return c.window && linear_coord(v * px, I, O, ctm).i0 * fc > c.row_in - fc - w;
+    });
     // The gather path's records only where they would not stay in the LLC (jit_conf.hpp).
     const int64_t min_bytes = c.window ? jit_conf::kCalcMinBytes : one_thread_llc_bytes() / 4;
     if (c.calc_end == c.calc_first || (mode == -1 && (c.calc_end - c.calc_first) * c.rec_bytes < min_bytes)) {

@@ -330,12 +330,14 @@ void jit_ncx_wpass<isa>::plane_columns() {
     }
 }
 
-// conf.calc_first/calc_end: the constants, and the lanes' f32 output index (o + 0.5 per lane,
-// half_pixel; o, align_corners) from vector `first` (a GPR) on.
+// conf.calc_first/calc_end: the constants, and the lanes' f32 output column (o + 0.5,
+// half_pixel; o, align_corners) from vector `first` (a GPR) on. Flat rows of flat_c channels
+// (NXC, C dividing simd_w): lane l holds column first * simd_w / C + l / C, channel l % C.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::calc_init(const Reg64 &first) {
     const jit_conf &c = conf_;
-    imul(reg_tmp, first, simd_w);
+    const int fc = static_cast<int>(c.flat_c), px = simd_w / fc;  // columns a vector
+    imul(reg_tmp, first, px);
     vmovd(Xmm(vmm_co.getIdx()), reg_tmp.cvt32());
     vpbroadcastd(vmm_co, Xmm(vmm_co.getIdx()));
     auto bcast = [&](const Vmm &v, uint32_t bits) {
@@ -347,14 +349,25 @@ void jit_ncx_wpass<isa>::calc_init(const Reg64 &first) {
     bcast(vmm_cdiv, f32_bits(c.calc_div));
     bcast(vmm_chalf, f32_bits(0.5f));
     bcast(vmm_cone, f32_bits(1.f));
-    if constexpr (kEvex) bcast(vmm_cstep, f32_bits(static_cast<float>(simd_w)));
-    static constexpr int32_t kIota0[8] = {0, 1, 2, 3, 4, 5, 6, 7}, kIota8[8] = {8, 9, 10, 11, 12, 13, 14, 15};
     if constexpr (kEvex) {
-        vmovdqu32(Ymm(vmm_a.getIdx()), ptr[rip + pool_vec8(kIota0)]);
-        vinserti32x8(vmm_a, vmm_a, ptr[rip + pool_vec8(kIota8)], 1);
+        bcast(vmm_cstep, f32_bits(static_cast<float>(px)));
+        if (fc > 1) {  // each lane's channel, l % C (8 % C == 0: the same in both halves)
+            int32_t chans[8];
+            for (int l = 0; l < 8; ++l) chans[l] = l % fc;
+            vmovdqu32(Ymm(vmm_cch.getIdx()), ptr[rip + pool_vec8(chans)]);
+            vinserti32x8(vmm_cch, vmm_cch, ptr[rip + pool_vec8(chans)], 1);
+        }
+    }
+    int32_t cols[16];
+    for (int l = 0; l < 16; ++l) cols[l] = l / fc;
+    const int32_t(&lo)[8] = *reinterpret_cast<const int32_t(*)[8]>(cols);
+    const int32_t(&hi)[8] = *reinterpret_cast<const int32_t(*)[8]>(cols + 8);
+    if constexpr (kEvex) {
+        vmovdqu32(Ymm(vmm_a.getIdx()), ptr[rip + pool_vec8(lo)]);
+        vinserti32x8(vmm_a, vmm_a, ptr[rip + pool_vec8(hi)], 1);
         vpaddd(vmm_co, vmm_co, vmm_a);
     } else {
-        vpaddd(vmm_co, vmm_co, ptr[rip + pool_vec8(kIota0)]);
+        vpaddd(vmm_co, vmm_co, ptr[rip + pool_vec8(lo)]);
     }
     vcvtdq2ps(vmm_co, vmm_co);  // exact: o < 2^24
     if (c.calc_half) vaddps(vmm_co, vmm_co, vmm_chalf);
@@ -387,16 +400,25 @@ void jit_ncx_wpass<isa>::calc_coords(int s) {
         vsubps(r.t, r.t, r.u);  // w1 = t - (float)i0
         vmovdqu(calc_spill(s), r.i);
     } else {
-        vmovd(r.base.cvt32(), Xmm(r.i.getIdx()));
+        const int fc = static_cast<int>(conf_.flat_c);
+        if (fc == 1) vmovd(r.base.cvt32(), Xmm(r.i.getIdx()));
         vcvtdq2ps(r.u, r.i);
         vsubps(r.t, r.t, r.u);  // w1 = t - (float)i0
+        if (fc > 1) {  // flat rows: element i0 * C + channel; lane 0 holds channel 0
+            int32_t chans[8];
+            for (int l = 0; l < 8; ++l) chans[l] = l % fc;  // simd_w / 8 repeats of it: 8 % C == 0
+            vpslld(r.i, r.i, fc == 2 ? 1 : fc == 4 ? 2 : 3);
+            vmovd(r.base.cvt32(), Xmm(r.i.getIdx()));
+            if constexpr (kEvex) vpaddd(r.i, r.i, vmm_cch);
+            else vpaddd(r.i, r.i, ptr[rip + pool_vec8(chans)]);
+        }
         vpbroadcastd(r.u, Xmm(r.i.getIdx()));
         vpsubd(r.i, r.i, r.u);  // from the window base, for both taps' windows
     }
     if constexpr (kEvex) {
         vaddps(vmm_co, vmm_co, vmm_cstep);
     } else {
-        const int32_t step = static_cast<int32_t>(f32_bits(static_cast<float>(simd_w)));
+        const int32_t step = static_cast<int32_t>(f32_bits(static_cast<float>(simd_w / conf_.flat_c)));
         const int32_t steps[8] = {step, step, step, step, step, step, step, step};
         vaddps(vmm_co, vmm_co, ptr[rip + pool_vec8(steps)]);
     }
@@ -424,9 +446,9 @@ void jit_ncx_wpass<isa>::calc_blend(int s, int slot) {
         slot_ = 0;
         return;
     }
-    // Tap 1 is the next element in every lane: the same selects from a window one on.
+    // Tap 1 is the next column in every lane: the same selects from a window flat_c on.
     load_window(vmm_a, ptr[reg_src + r.base * conf_.esize]);
-    load_window(vmm_b, ptr[reg_src + r.base * conf_.esize + conf_.esize]);
+    load_window(vmm_b, ptr[reg_src + r.base * conf_.esize + static_cast<int>(conf_.flat_c) * conf_.esize]);
     select(vmm_a, r.i, vmm_a);
     select(vmm_b, r.i, vmm_b);
     vsubps(w0, vmm_cone, r.t);  // w0 = 1 - w1

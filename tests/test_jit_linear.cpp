@@ -536,6 +536,14 @@ TEST(jit_conf, computed_taps_where_records_come_from_far) {
     EXPECT_EQ(little.pair_vecs, 2);
     EXPECT_EQ(little.calc_first, 1);  // output 0: s < 0
     EXPECT_EQ(little.calc_end, 5999);  // 6000: outputs 47992 - 47999, the last clamped
+    // NXC flat rows of C = 2 (stereo): 4 columns a vector at 256 bits, 8 at 512; not C = 3.
+    const jit_conf stereo = linear_conf({1, 44100, 2}, {48000}, cpu_isa::avx2, coordinate_transformation_mode::half_pixel, data_format::nxc);
+    EXPECT_EQ(stereo.flat_c, 2);
+    EXPECT_EQ(stereo.calc_first, 1);
+    EXPECT_EQ(stereo.calc_end, 11999);  // 12000: columns 47996 - 47999
+    const jit_conf stereo512 = linear_conf({1, 44100, 2}, {48000}, cpu_isa::avx512_core, coordinate_transformation_mode::half_pixel, data_format::nxc);
+    EXPECT_EQ(stereo512.calc_end, 5999);
+    EXPECT_EQ(linear_conf({1, 44100, 3}, {48000}, cpu_isa::avx2, coordinate_transformation_mode::half_pixel, data_format::nxc).calc_end, 0);
     EXPECT_TRUE(up.calc_half);
     EXPECT_EQ(up.calc_mul, 600000.f);
     EXPECT_EQ(up.calc_div, 882000.f);
@@ -609,6 +617,11 @@ TEST(jit_bitwise, linear_computed_taps) {
         {ncx, 5, {97}, {311}},            //
         {ncx, 2, {100}, {731}},           // the last pairs vectors' bases move left
         {nxc, 1, {5000}, {7001}},         // NXC C = 1: flat rows of W
+        {nxc, 2, {5000}, {7001}},         // NXC C = 2 and 4: flat rows of whole columns
+        {nxc, 4, {3000}, {3300}},         //
+        {nxc, 2, {44100}, {48000}},       // one row of C = 2, spans
+        {nxc, 3, {5000}, {7001}},         // C = 3: columns across vectors, from records
+        {nxc, 2, {5, 3000}, {7, 4500}},   // 2-D flat W rows
         {ncx, 2, {5, 3000}, {7, 4500}},   // 2-D: W rows (or W-planes) into scratch
         {ncx, 2, {40, 300}, {90, 450}},   //
         {ncx, 1, {2, 3, 500}, {3, 4, 700}},  // 3-D

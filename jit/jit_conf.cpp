@@ -554,7 +554,7 @@ void set_calc_taps(jit_conf &c, const problem &p) {
     const int64_t fc = c.flat_c;
     const bool cols = fc == 1 || (c.window && c.simd_w % fc == 0);
     const bool can = c.pass_engine && c.algorithm == alg::linear && taps && c.dt == data_type::f32 && cols &&
-                     !c.unit_w && (c.window || c.pair_vecs > 0) && c.up2_groups == 0 && c.per_periods == 0 &&
+                     !c.unit_w && (c.window || c.pair_vecs > 0) &&
                      !c.fuse_h && !c.h2_pairs && !c.wplane_cols && c.OW <= (int64_t(1) << (hp ? 23 : 24)) &&
                      c.row_in < (int64_t(1) << 31);
     const int mode = g_calc_taps.load();
@@ -571,6 +571,16 @@ void set_calc_taps(jit_conf &c, const problem &p) {
     c.calc_end = first_where(c.calc_first, end, [&](int64_t v) {
         return c.window && linear_coord(v * px, I, O, ctm).i0 * fc > c.row_in - fc - w;
     });
+    // An up2 or periodic run [u0, u1) reads no records either: the range keeps to the larger
+    // side of it (its f32 weights stop repeating as s grows a binade, so the run may hold
+    // only part of the row: 24000 -> 48000's up2 groups cover vectors 1-2794 of 6000).
+    const int64_t u0 = c.up2_groups ? c.up2_first : c.per_periods ? c.per_first : c.ow_full;
+    const int64_t u1 = c.up2_groups ? u0 + 2 * c.up2_groups : c.per_periods ? u0 + c.per_periods * c.per_p : c.ow_full;
+    if (u1 > u0) {
+        const int64_t before = std::min(c.calc_end, u0) - c.calc_first, after = c.calc_end - std::max(c.calc_first, u1);
+        if (before >= after) c.calc_end = std::max(c.calc_first, std::min(c.calc_end, u0));
+        else c.calc_first = std::max(c.calc_first, u1);
+    }
     // The gather path's records only where they would not stay in the LLC (jit_conf.hpp).
     const int64_t min_bytes = c.window ? jit_conf::kCalcMinBytes : one_thread_llc_bytes() / 4;
     if (c.calc_end == c.calc_first || (mode == -1 && (c.calc_end - c.calc_first) * c.rec_bytes < min_bytes)) {

@@ -517,8 +517,8 @@ struct calc_taps_mode {
 // Computed taps (jit_conf::calc_first, calc_end): where a row's records would come to
 // kCalcMinBytes, the window vectors past the left clamp and short of the first clamped lane
 // and of the last tap-1 window that fits take their taps and weights from the output index;
-// on the gather path the insert spelling's pairs. f32 at both widths, not 16-bit; not with
-// up2 runs (exactly 2x) or where a row's records fit L2 (gather path: the LLC).
+// on the gather path the insert spelling's pairs. f32 at both widths, not 16-bit; on one
+// side of an up2 or periodic run; not where a row's records fit L2 (gather path: the LLC).
 TEST(jit_conf, computed_taps_where_records_come_from_far) {
     const auto ac = coordinate_transformation_mode::align_corners;
     const jit_conf up = linear_conf({1, 1, 600000}, {882000});
@@ -555,7 +555,12 @@ TEST(jit_conf, computed_taps_where_records_come_from_far) {
     EXPECT_GT(linear_conf({1, 1, 600000}, {882000}, cpu_isa::avx512_core).calc_end, 0);
     EXPECT_GT(linear_conf({1, 3, 5, 20000}, {7, 29411}).calc_end, 0);  // 2-D: the W rows into scratch
     EXPECT_EQ(linear_conf({1, 256, 500}, {750}).calc_end, 0);                 // 15 KiB of records: from L1
-    EXPECT_EQ(linear_conf({1, 1, 40000}, {80000}).calc_end, 0);               // exactly 2x: up2 groups
+    // Runs that read no records keep them: the range takes the larger side of the run.
+    const jit_conf up2 = linear_conf({1, 1, 24000}, {48000}), per = linear_conf({1, 1, 16000}, {48000});
+    EXPECT_EQ(up2.calc_first, up2.up2_first + 2 * up2.up2_groups);
+    EXPECT_EQ(up2.calc_end, up2.pair_vecs);
+    EXPECT_EQ(per.calc_first, 1);
+    EXPECT_EQ(per.calc_end, per.per_first);
     // 3x down: the gather path's pairs, on the insert spelling (AMD; Intel with the GDS
     // mitigation) only: vgatherdps reads the taps apart.
     // Only where the records (32 MB here) would not stay in the LLC; 200 KB do.
@@ -576,7 +581,9 @@ TEST(jit_conf, computed_taps_where_records_come_from_far) {
         const calc_taps_mode on(1);
         EXPECT_EQ(linear_conf({1, 256, 500}, {750}).calc_first, 1);
         EXPECT_GT(linear_conf({1, 256, 500}, {750}).calc_end, 1);
-        EXPECT_EQ(linear_conf({1, 1, 40000}, {80000}).calc_end, 0);
+        const jit_conf up2_small = linear_conf({1, 1, 400}, {800});  // up2 groups to the edge
+        EXPECT_GT(up2_small.up2_groups, 0);
+        EXPECT_EQ(up2_small.calc_end, 0);
         // 7.31x up: a vector's outputs share one or two src elements, and the last pairs
         // vectors' windows start left of their lane 0's i0 (from their records).
         const jit_conf steep = linear_conf({1, 1, 100}, {731});
@@ -616,6 +623,9 @@ TEST(jit_bitwise, linear_computed_taps) {
         {ncx, 2, {20}, {37}},             // short rows
         {ncx, 5, {97}, {311}},            //
         {ncx, 2, {100}, {731}},           // the last pairs vectors' bases move left
+        {ncx, 1, {24000}, {48000}},       // 2x: up2 groups, then computed
+        {ncx, 1, {16000}, {48000}},       // 3x: computed, then a periodic run
+        {nxc, 2, {8000}, {24000}},        //
         {nxc, 1, {5000}, {7001}},         // NXC C = 1: flat rows of W
         {nxc, 2, {5000}, {7001}},         // NXC C = 2 and 4: flat rows of whole columns
         {nxc, 4, {3000}, {3300}},         //

@@ -134,9 +134,12 @@ private:
     // The counter (f32 o + 0.5 per lane, half_pixel; o, align_corners), then the formula's
     // factors, 0.5 and 1.0 in every lane, and on AVX-512 the step (simd_w / flat_c) and the
     // lanes' channels, which AVX2 reads from the pool. Free of the temporaries: 4-6 are
-    // fused-only, 13 and 15 up2-only.
-    const Vmm vmm_co = Vmm(13), vmm_ci = Vmm(4), vmm_cdiv = Vmm(5), vmm_chalf = Vmm(6), vmm_cone = Vmm(15);
-    const Vmm vmm_cstep = Vmm(kEvex ? 16 : 0), vmm_cch = Vmm(kEvex ? 17 : 0);  // the step; l % flat_c
+    // fused-only; the periodic run loads its registers (4-6, 13-15) as it starts, and so does
+    // calc_init; at 256 bits the counter and 1.0 take up2's constants (13, 15), which
+    // calc_run puts back, at 512 bits registers of their own (up2's controls are 16, 17).
+    const Vmm vmm_co = Vmm(kEvex ? 28 : 13), vmm_ci = Vmm(4), vmm_cdiv = Vmm(5), vmm_chalf = Vmm(6);
+    const Vmm vmm_cone = Vmm(kEvex ? 29 : 15);
+    const Vmm vmm_cstep = Vmm(kEvex ? 26 : 0), vmm_cch = Vmm(kEvex ? 27 : 0);  // the step; l % flat_c
     void per_run();  // conf.per_periods periods of the periodic run (not fused)
     void per_run_phases();  // per_p > 2 without NT stores: phase by phase, in blocks
     void per_load_phase(int ph, int set);    // phase ph's permutes and weights -> kPerRegs[set]

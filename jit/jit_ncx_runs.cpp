@@ -499,6 +499,7 @@ void jit_ncx_wpass<isa>::calc_run(const Reg64 *n_reg, int64_t n_imm) {
         add(reg_dst, simd_w * out_es);
     }
     L(l_done);
+    if (!kEvex && c.up2_groups > 0) up2_constants();  // 13 and 15, for this row's or the next row's run
 }
 
 #undef PARG

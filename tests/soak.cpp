@@ -6,9 +6,11 @@
 // huge, denormal and -0 src values; a third give scales instead of sizes, a third a runtime
 // sizes tensor near the sizes.
 // src and dst sit against PROT_NONE pages (alternating edges), so a stray access faults.
-//   xinterp_soak [--seconds S] [--seed N] [--max-threads N]   (exit 1 on the first mismatch, with
-//   its descriptor). --max-threads (default 3) draws 1..N threads per case: a many-core host's
-//   thread splits (rows per thread down to one, threads past the rows).
+//   xinterp_soak [--seconds S] [--seed N] [--max-threads N] [--calc-taps]   (exit 1 on the
+//   first mismatch, with its descriptor). --max-threads (default 3) draws 1..N threads per
+//   case: a many-core host's thread splits (rows per thread down to one, threads past the
+//   rows). --calc-taps computes the W taps wherever the kernel can (jit_conf::calc_first),
+//   however few records the rows have, so the drawn shapes reach that path too.
 // Run it with XINTERP_NT_MIN_BYTES=4096 to put the non-temporal variants nearly everywhere.
 #include <omp.h>
 
@@ -21,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "../jit/jit_conf.hpp"
 #include "guarded_buffer.hpp"
 #include "xinterp/xinterp.hpp"
 
@@ -149,8 +152,9 @@ int main(int argc, char **argv) {
         if (a == "--seconds" && i + 1 < argc) seconds = std::atof(argv[++i]);
         else if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
         else if (a == "--max-threads" && i + 1 < argc) max_threads = std::atoi(argv[++i]);
+        else if (a == "--calc-taps") set_calc_taps_for_testing(1);
         else {
-            std::fprintf(stderr, "usage: xinterp_soak [--seconds S] [--seed N] [--max-threads N]\n");
+            std::fprintf(stderr, "usage: xinterp_soak [--seconds S] [--seed N] [--max-threads N] [--calc-taps]\n");
             return 2;
         }
     }

@@ -626,6 +626,9 @@ TEST(jit_bitwise, linear_computed_taps) {
         {ncx, 1, {24000}, {48000}},       // 2x: up2 groups, then computed
         {ncx, 1, {16000}, {48000}},       // 3x: computed, then a periodic run
         {nxc, 2, {8000}, {24000}},        //
+        {ncx, 2, {3, 52}, {9, 104}},      // 2-D W-planes: up2, then computed, row after row
+        {nxc, 1, {3, 52}, {9, 104}},      //   (the soak's find: up2's constants restored)
+        {ncx, 2, {3, 160}, {7, 480}},     // 2-D W-planes: computed, then a periodic run
         {nxc, 1, {5000}, {7001}},         // NXC C = 1: flat rows of W
         {nxc, 2, {5000}, {7001}},         // NXC C = 2 and 4: flat rows of whole columns
         {nxc, 4, {3000}, {3300}},         //

@@ -358,10 +358,8 @@ void jit_ncx_wpass<isa>::calc_init(const Reg64 &first) {
             vinserti32x8(vmm_cch, vmm_cch, ptr[rip + pool_vec8(chans)], 1);
         }
     }
-    int32_t cols[16];
-    for (int l = 0; l < 16; ++l) cols[l] = l / fc;
-    const int32_t(&lo)[8] = *reinterpret_cast<const int32_t(*)[8]>(cols);
-    const int32_t(&hi)[8] = *reinterpret_cast<const int32_t(*)[8]>(cols + 8);
+    int32_t lo[8], hi[8];  // each lane's column within the vector, l / C
+    for (int l = 0; l < 8; ++l) lo[l] = l / fc, hi[l] = (l + 8) / fc;
     if constexpr (kEvex) {
         vmovdqu32(Ymm(vmm_a.getIdx()), ptr[rip + pool_vec8(lo)]);
         vinserti32x8(vmm_a, vmm_a, ptr[rip + pool_vec8(hi)], 1);
@@ -405,12 +403,15 @@ void jit_ncx_wpass<isa>::calc_coords(int s) {
         vcvtdq2ps(r.u, r.i);
         vsubps(r.t, r.t, r.u);  // w1 = t - (float)i0
         if (fc > 1) {  // flat rows: element i0 * C + channel; lane 0 holds channel 0
-            int32_t chans[8];
-            for (int l = 0; l < 8; ++l) chans[l] = l % fc;  // simd_w / 8 repeats of it: 8 % C == 0
             vpslld(r.i, r.i, fc == 2 ? 1 : fc == 4 ? 2 : 3);
             vmovd(r.base.cvt32(), Xmm(r.i.getIdx()));
-            if constexpr (kEvex) vpaddd(r.i, r.i, vmm_cch);
-            else vpaddd(r.i, r.i, ptr[rip + pool_vec8(chans)]);
+            if constexpr (kEvex) {
+                vpaddd(r.i, r.i, vmm_cch);
+            } else {
+                int32_t chans[8];
+                for (int l = 0; l < 8; ++l) chans[l] = l % fc;
+                vpaddd(r.i, r.i, ptr[rip + pool_vec8(chans)]);
+            }
         }
         vpbroadcastd(r.u, Xmm(r.i.getIdx()));
         vpsubd(r.i, r.i, r.u);  // from the window base, for both taps' windows
@@ -458,11 +459,12 @@ void jit_ncx_wpass<isa>::calc_blend(int s, int slot) {
 }
 
 // n full vectors (the register *n_reg, or n_imm) from the counter's on, at reg_dst; steps
-// reg_dst past them (they have no records: reg_tab stays on the next stored one). Each vector's coordinates are made two vectors ahead of its
-// blend: made just before it, each window load waited on the divide's chain (~40 cycles to
-// the base in a GPR) with the vectors in flight filling the FP scheduler, and 9375 -> 13781
-// C = 64 f32 took 387 us against 332 us ahead (bench_ab, Zen 3 VM; both with the clamps of
-// the first version, which calc_first and calc_end since keep out: 288 us).
+// reg_dst past them (they have no records: reg_tab stays on the next stored one). Each
+// vector's coordinates are made two vectors ahead of its blend: made just before it, each
+// window load waited on the divide's chain (~40 cycles to the base in a GPR) with the vectors
+// in flight filling the FP scheduler, and 9375 -> 13781 C = 64 f32 took 387 us against 332
+// us ahead (bench_ab, Zen 3 VM; both with the clamps of the first version, which calc_first
+// and calc_end since keep out: 288 us).
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::calc_run(const Reg64 *n_reg, int64_t n_imm) {
     const jit_conf &c = conf_;
@@ -516,8 +518,8 @@ void jit_ncx_wpass<isa>::calc_run(const Reg64 *n_reg, int64_t n_imm) {
     template void jit_ncx_wpass<I>::up2_interleave(const jit_ncx_wpass<I>::Vmm &, const jit_ncx_wpass<I>::Vmm &,           \
                                                    const jit_ncx_wpass<I>::Vmm &, const jit_ncx_wpass<I>::Vmm &);           \
     template void jit_ncx_wpass<I>::up2_constants();                                                                         \
-    template void jit_ncx_wpass<I>::plane_columns();                                                                        \
-    template void jit_ncx_wpass<I>::calc_init(const Reg64 &);                                                                            \
+    template void jit_ncx_wpass<I>::plane_columns();                                                                         \
+    template void jit_ncx_wpass<I>::calc_init(const Reg64 &);                                                                \
     template void jit_ncx_wpass<I>::calc_coords(int);                                                                        \
     template void jit_ncx_wpass<I>::calc_blend(int, int);                                                                    \
     template void jit_ncx_wpass<I>::calc_run(const Reg64 *, int64_t);                                                        \

@@ -161,11 +161,12 @@ void set_up2_run(jit_conf &c, const axis_table &wt) {
 // (so the lane loads read nothing the window loads would not). A run of pairs takes both taps
 // from one pair of lane windows or keeps its vpermps (one 32-byte load); off the pairs each tap
 // takes its own (per_lane_split).
-void set_inlane_windows(jit_conf &c, const std::vector<pass_record> &r) {
+template <typename Rec>
+void set_inlane_windows(jit_conf &c, Rec &&record) {
     if (c.simd_w != 8 || c.dt != data_type::f32 || c.per_p == 0) return;
     auto fits = [&](bool split) {
         for (int ph = 0; ph < c.per_p; ++ph) {
-            const pass_record &rec = r[static_cast<size_t>(c.per_first + ph)];
+            const pass_record rec = record(c.per_first + ph);
             int32_t off[2][2];
             // Inside the phase's 8-element windows: the run walks windows, not the row's end.
             if (split) {
@@ -204,17 +205,24 @@ void set_periodic_run(jit_conf &c, const axis_table &w) {
     if (px == 0) return;
     const int64_t elems = px * c.flat_c, per = elems / std::gcd(elems, static_cast<int64_t>(c.simd_w));
     if (per > jit_conf::kPerMax) return;
-    std::vector<pass_record> r(static_cast<size_t>(c.ow_full));
-    for (int64_t v = 0; v < c.ow_full; ++v) make_pass_record(c, w, true, v, r[static_cast<size_t>(v)]);
+    // The records on demand, the last per + 1 kept: the scan reads vectors v and v - per only
+    // (a record per vector of a long row had cost 272 bytes each: 285 MB for 8400000 outputs).
+    std::vector<pass_record> ring(static_cast<size_t>(per + 1));
+    std::vector<int64_t> held(static_cast<size_t>(per + 1), -1);
+    auto r = [&](int64_t v) -> const pass_record & {
+        const size_t k = static_cast<size_t>(v % (per + 1));
+        if (held[k] != v) make_pass_record(c, w, true, v, ring[k]), held[k] = v;
+        return ring[k];
+    };
     const size_t lanes = static_cast<size_t>(c.simd_w) * 4;
-    auto repeats = [&](int64_t v, int64_t u, int64_t step) {
-        const pass_record &a = r[v], &b = r[u];
+    auto repeats = [&](int64_t v, int64_t u, int64_t step) {  // v - u = per: two slots
+        const pass_record &a = r(v), &b = r(u);
         return a.base[0] - b.base[0] == step && a.base[1] - b.base[1] == step &&
                std::memcmp(a.ia, b.ia, lanes) == 0 && std::memcmp(a.ib, b.ib, lanes) == 0 &&
                std::memcmp(a.w0, b.w0, lanes) == 0 && std::memcmp(a.w1, b.w1, lanes) == 0;
     };
     for (int64_t v = per; v < c.ow_full;) {
-        const int64_t step = r[v].base[0] - r[v - per].base[0];
+        const int64_t step = r(v).base[0] - r(v - per).base[0];
         int64_t e = v;
         while (e < c.ow_full && repeats(e, e - per, step)) ++e;
         const int64_t f = v - per, periods = (e - f) / per;
@@ -223,12 +231,13 @@ void set_periodic_run(jit_conf &c, const axis_table &w) {
             // One window for both taps only if every vector of the run pairs (pair_vecs is a
             // prefix); the two-window path reads each record's own tap-1 window, pairs or not.
             c.per_pairs = f + periods * per <= c.pair_vecs;
+            const int64_t base0 = r(f).base[0];
             for (int64_t ph = 0; ph < per; ++ph)
-                for (int t = 0; t < 2; ++t) c.per_rel[ph][t] = r[f + ph].base[t] - r[f].base[0];
+                for (int t = 0; t < 2; ++t) c.per_rel[ph][t] = r(f + ph).base[t] - base0;
         }
         v = std::max(e, v + 1);
     }
-    set_inlane_windows(c, r);
+    set_inlane_windows(c, [&](int64_t v) { return r(v); });
 }
 }  // namespace
 
@@ -555,8 +564,8 @@ void set_calc_taps(jit_conf &c, const problem &p) {
     const bool cols = fc == 1 || (c.window && c.simd_w % fc == 0);
     const bool can = c.pass_engine && c.algorithm == alg::linear && taps && c.dt == data_type::f32 && cols &&
                      !c.unit_w && (c.window || c.pair_vecs > 0) &&
-                     !c.fuse_h && !c.h2_pairs && !c.wplane_cols && c.OW <= (int64_t(1) << (hp ? 23 : 24)) &&
-                     c.row_in < (int64_t(1) << 31);
+                     !c.fuse_h && !c.h2_pairs && !c.wplane_cols && !c.flat && !c.flat_w &&
+                     c.row_in < (int64_t(1) << 31) && c.OW < (int64_t(1) << 31);
     const int mode = g_calc_taps.load();
     if (!can || mode == 0) return;
     const int64_t w = c.simd_w, I = c.IW, O = c.OW, px = w / fc;  // columns a vector
@@ -588,6 +597,7 @@ void set_calc_taps(jit_conf &c, const problem &p) {
         return;
     }
     c.calc_half = hp;
+    c.calc_int = mode == 2 || O > (int64_t(1) << (hp ? 23 : 24));
     c.calc_mul = hp ? (float)I : (float)(I - 1);
     c.calc_div = hp ? (float)O : (float)(O - 1);
 }

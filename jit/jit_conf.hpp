@@ -280,8 +280,9 @@ struct jit_conf {
     // from i0 of lane 0 (the table's base there), tap 1's one element on, the same selects
     // for both (c.window bounds every vector's tap-0 span). The gather path (AVX2's insert
     // spelling): its pairs prefix, the lanes' i0 spilled to the stack for the pair loads.
-    // The lanes' o are an f32 counter stepped by simd_w, exact while o + 0.5 is (row_out <=
-    // 2^23). f32 rows: AVX2 16-bit rows computed this way (windows widened for vpermps,
+    // The lanes' o are an f32 counter stepped by simd_w while o + 0.5 is exact (OW <= 2^23,
+    // align_corners 2^24); past that (calc_int) an s32 counter converted each vector, as the
+    // reference's (float)o is, one vcvtdq2ps more. f32 rows: AVX2 16-bit rows computed this way (windows widened for vpermps,
     // constants from the pool, the rounding in the temporaries) ran 1.15-1.18x the time in
     // bf16 and 0.95-0.98x in f16 (160000 -> 441000, 50000 -> 73529 C = 4; bench_ab), their
     // tables' byte-control selects being cheaper than f32's. flat_c 1, no unit_w, no up2 or
@@ -302,7 +303,7 @@ struct jit_conf {
     // 1600000 (32 MB) 0.55x warm (xinterp bench).
     static constexpr int64_t kCalcMinBytes = int64_t(384) << 10;
     int64_t calc_first = 0, calc_end = 0;
-    bool calc_half = false;
+    bool calc_half = false, calc_int = false;
     float calc_mul = 0.f, calc_div = 0.f;
     // Linear W upsampling by exactly 2x, half_pixel (NCX rows, window path, not fused): output
     // 2j blends src j - 1 and j with weights 0.25 and 0.75, output 2j + 1 src j and j + 1 with
@@ -582,8 +583,8 @@ void set_narrow_for_testing(int mode);
 // either.
 void set_separable_for_testing(int mode);
 // Tests force computed taps (jit_conf::calc_first, calc_end) on (1) wherever the kernel can
-// take them, whatever the rule's size threshold, or off (0); -1: the rule. Not in the cache
-// key.
+// take them, whatever the rule's size threshold, on with the s32 counter (2: calc_int, which
+// rows past 2^23 outputs take), or off (0); -1: the rule. Not in the cache key.
 void set_calc_taps_for_testing(int mode);
 
 // What a window pair's tap-1 index (or vpshufb control, conf.shuf_windows) adds to tap 0's

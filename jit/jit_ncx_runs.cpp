@@ -331,7 +331,7 @@ void jit_ncx_wpass<isa>::plane_columns() {
 }
 
 // conf.calc_first/calc_end: the constants, and the lanes' f32 output column (o + 0.5,
-// half_pixel; o, align_corners) from vector `first` (a GPR) on. Flat rows of flat_c channels
+// half_pixel; o, align_corners; calc_int: o as s32) from vector `first` (a GPR) on. Flat rows of flat_c channels
 // (NXC, C dividing simd_w): lane l holds column first * simd_w / C + l / C, channel l % C.
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::calc_init(const Reg64 &first) {
@@ -350,7 +350,7 @@ void jit_ncx_wpass<isa>::calc_init(const Reg64 &first) {
     bcast(vmm_chalf, f32_bits(0.5f));
     bcast(vmm_cone, f32_bits(1.f));
     if constexpr (kEvex) {
-        bcast(vmm_cstep, f32_bits(static_cast<float>(px)));
+        bcast(vmm_cstep, c.calc_int ? static_cast<uint32_t>(px) : f32_bits(static_cast<float>(px)));
         if (fc > 1) {  // each lane's channel, l % C (8 % C == 0: the same in both halves)
             int32_t chans[8];
             for (int l = 0; l < 8; ++l) chans[l] = l % fc;
@@ -367,6 +367,7 @@ void jit_ncx_wpass<isa>::calc_init(const Reg64 &first) {
     } else {
         vpaddd(vmm_co, vmm_co, ptr[rip + pool_vec8(lo)]);
     }
+    if (c.calc_int) return;  // o as s32, converted each vector
     vcvtdq2ps(vmm_co, vmm_co);  // exact: o < 2^24
     if (c.calc_half) vaddps(vmm_co, vmm_co, vmm_chalf);
 }
@@ -389,7 +390,14 @@ typename jit_ncx_wpass<isa>::calc_set jit_ncx_wpass<isa>::calc_regs(int s) const
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::calc_coords(int s) {
     const calc_set r = calc_regs(s);
-    vmulps(r.t, vmm_co, vmm_ci);
+    const jit_conf &c = conf_;
+    if (c.calc_int) {  // (float)o (+ 0.5f), rounded as the reference rounds them
+        vcvtdq2ps(r.t, vmm_co);
+        if (c.calc_half) vaddps(r.t, r.t, vmm_chalf);
+        vmulps(r.t, r.t, vmm_ci);
+    } else {
+        vmulps(r.t, vmm_co, vmm_ci);
+    }
     vdivps(r.t, r.t, vmm_cdiv);
     if (conf_.calc_half) vsubps(r.t, r.t, vmm_chalf);
     vcvttps2dq(r.i, r.t);  // i0 = (int)t, t >= 0
@@ -417,11 +425,14 @@ void jit_ncx_wpass<isa>::calc_coords(int s) {
         vpsubd(r.i, r.i, r.u);  // from the window base, for both taps' windows
     }
     if constexpr (kEvex) {
-        vaddps(vmm_co, vmm_co, vmm_cstep);
+        if (c.calc_int) vpaddd(vmm_co, vmm_co, vmm_cstep);
+        else vaddps(vmm_co, vmm_co, vmm_cstep);
     } else {
-        const int32_t step = static_cast<int32_t>(f32_bits(static_cast<float>(simd_w / conf_.flat_c)));
+        const int32_t px = static_cast<int32_t>(simd_w / c.flat_c);
+        const int32_t step = c.calc_int ? px : static_cast<int32_t>(f32_bits(static_cast<float>(px)));
         const int32_t steps[8] = {step, step, step, step, step, step, step, step};
-        vaddps(vmm_co, vmm_co, ptr[rip + pool_vec8(steps)]);
+        if (c.calc_int) vpaddd(vmm_co, vmm_co, ptr[rip + pool_vec8(steps)]);
+        else vaddps(vmm_co, vmm_co, ptr[rip + pool_vec8(steps)]);
     }
 }
 

@@ -19,7 +19,10 @@ axis_table make_axis(const problem &p, int axis) {
     return t;
 }
 
-void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t v, pass_record &r) {
+namespace {
+// make_pass_record with the taps from lin_tap(o) (linear) or near_tap(o) (nearest).
+template <typename Lin, typename Near>
+void pass_record_of(const jit_conf &c, Lin &&lin_tap, Near &&near_tap, bool lin, int64_t v, pass_record &r) {
     const int64_t sw = c.simd_w, fc = c.flat_c;
     // Flat-row output element e = o * fc + ch takes src elements i0(o) * fc + ch and
     // i1(o) * fc + ch; (o, ch) are stepped along e, not divided out per element.
@@ -28,11 +31,11 @@ void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t 
     int64_t t0[16], t1[16];  // per real lane: the src elements of taps 0 and 1
     for (int64_t l = 0, o = o0, ch = ch0; l < n_real; ++l) {
         if (lin) {
-            const linear_tap &t = w.lin[static_cast<size_t>(o)];
+            const linear_tap t = lin_tap(o);
             t0[l] = t.i0 * fc + ch, t1[l] = t.i1 * fc + ch;
             r.w0[l] = t.w0, r.w1[l] = t.w1;
         } else {
-            t0[l] = t1[l] = w.nearest[static_cast<size_t>(o)] * fc + ch;
+            t0[l] = t1[l] = near_tap(o) * fc + ch;
         }
         if (++ch == fc) ch = 0, ++o;
     }
@@ -51,6 +54,13 @@ void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t 
         r.ib[l] = static_cast<int32_t>(real ? t1[l] - r.base[1] : 0);
         if (!real || !lin) r.w0[l] = r.w1[l] = 0.f;
     }
+}
+}  // namespace
+
+void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t v, pass_record &r) {
+    pass_record_of(
+        c, [&](int64_t o) -> const linear_tap & { return w.lin[static_cast<size_t>(o)]; },
+        [&](int64_t o) { return w.nearest[static_cast<size_t>(o)]; }, lin, v, r);
 }
 
 namespace {
@@ -208,7 +218,10 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             }
         }
     }
-    const axis_table w = make_axis(p, 2);
+    // Rows whose taps the kernel computes keep a few records (jit_conf::calc_first): their
+    // taps come straight from the formula, without the whole W axis (16 bytes an output).
+    const bool computed = c.pass_engine && c.calc_end > c.calc_first;
+    const axis_table w = computed ? axis_table{} : make_axis(p, 2);
     const bool lin = p.algorithm == alg::linear;
     if (lin && p.dt == data_type::bf16 && !c.native_bf16) set_bf16_clean_bounds(t, w);  // native: no fixups to skip
     if (c.flat) {  // jit_conf::flat: per output vector, linear: 2^k index vectors, then W, H, D
@@ -281,7 +294,13 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             if (v == c.calc_first && c.calc_end > v) v = c.calc_end;  // computed: no records
             if (v == c.ow_vecs) break;
             const size_t rec = static_cast<size_t>(stored_record(c, v) * c.rec_bytes);
-            make_pass_record(c, w, lin, v, r);
+            if (computed) {
+                pass_record_of(
+                    c, [&](int64_t o) { return linear_coord(o, p.in[2], p.out[2], p.ctm); },
+                    [](int64_t) { return int64_t(0); }, true, v, r);
+            } else {
+                make_pass_record(c, w, lin, v, r);
+            }
             if (c.window || c.window2) {
                 put<int32_t>(t.wtab, rec, static_cast<int32_t>(r.base[0]));
                 put<int32_t>(t.wtab, rec + 4, static_cast<int32_t>(r.base[1]));

@@ -545,6 +545,11 @@ TEST(jit_conf, computed_taps_where_records_come_from_far) {
     EXPECT_EQ(stereo512.calc_end, 5999);
     EXPECT_EQ(linear_conf({1, 44100, 3}, {48000}, cpu_isa::avx2, coordinate_transformation_mode::half_pixel, data_format::nxc).calc_end, 0);
     EXPECT_TRUE(up.calc_half);
+    EXPECT_FALSE(up.calc_int);
+    // Past 2^23 outputs (half_pixel) o + 0.5 is no longer exact: an s32 counter, converted.
+    const jit_conf huge = linear_conf({1, 1, 6000000}, {8400000});
+    EXPECT_TRUE(huge.calc_int);
+    EXPECT_GT(huge.calc_end, 1000000);
     EXPECT_EQ(up.calc_mul, 600000.f);
     EXPECT_EQ(up.calc_div, 882000.f);
     const jit_conf up_ac = linear_conf({1, 1, 600000}, {882000}, cpu_isa::avx2, ac);
@@ -600,10 +605,9 @@ TEST(jit_conf, computed_taps_where_records_come_from_far) {
 // and ends inside the computed range), both transforms, rows whose last bases move left,
 // short rows, downsampling on the gather path (both spellings: vgatherdps computes nothing),
 // NXC with C = 1, and 2-D and 3-D W rows and W-planes into scratch; specials and guard
-// pages.
+// pages; with the f32 counter and with the s32 one that rows past 2^23 outputs take.
 TEST(jit_bitwise, linear_computed_taps) {
     REQUIRE_AVX2();
-    const calc_taps_mode on(1);
     threads_and_spelling_restore restore;
     struct shape {
         data_format f;
@@ -629,6 +633,9 @@ TEST(jit_bitwise, linear_computed_taps) {
         {ncx, 2, {3, 52}, {9, 104}},      // 2-D W-planes: up2, then computed, row after row
         {nxc, 1, {3, 52}, {9, 104}},      //   (the soak's find: up2's constants restored)
         {ncx, 2, {3, 160}, {7, 480}},     // 2-D W-planes: computed, then a periodic run
+        {ncx, 3, {23, 2}, {41, 3}},       // flat W-planes and flat volumes: never computed
+        {ncx, 3, {37, 7}, {9, 1}},        //   (the soak's find: their tables need the W axis)
+        {ncx, 3, {9, 7, 31}, {1, 14, 8}}, //
         {nxc, 1, {5000}, {7001}},         // NXC C = 1: flat rows of W
         {nxc, 2, {5000}, {7001}},         // NXC C = 2 and 4: flat rows of whole columns
         {nxc, 4, {3000}, {3300}},         //
@@ -641,23 +648,47 @@ TEST(jit_bitwise, linear_computed_taps) {
     };
     uint32_t seed = 9100;
     int computed = 0;
-    for (int spelling : {0, 1})
-        for (bool nt : {false, true}) {
-            set_gather_spelling_for_testing(spelling);
-            nt_threshold low(nt ? size_t(1) : size_t(0));  // clears the cache
-            for (int threads : {1, 2, 3, 4}) {
-                omp_set_num_threads(threads);
-                for (const auto &sh : shapes)
-                    for (auto ct : kCtms)
-                        for (auto t : kTypes) {
-                            if (emulated() && (threads > 2 || nt || spelling == 1)) continue;
-                            const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).ctm(ct).dt(t);
-                            computed += host_conf(d).calc_end > host_conf(d).calc_first;
-                            ++seed;
-                            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
-                                << describe(d) << " threads=" << threads << " nt=" << nt << " spelling=" << spelling;
-                        }
+    for (int counter : {1, 2}) {  // f32 counter; s32 counter (calc_int)
+        const calc_taps_mode on(counter);
+        for (int spelling : {0, 1})
+            for (bool nt : {false, true}) {
+                set_gather_spelling_for_testing(spelling);
+                nt_threshold low(nt ? size_t(1) : size_t(0));  // clears the cache
+                for (int threads : {1, 2, 3, 4}) {
+                    omp_set_num_threads(threads);
+                    for (const auto &sh : shapes)
+                        for (auto ct : kCtms)
+                            for (auto t : kTypes) {
+                                if (emulated() && (threads > 2 || nt || spelling == 1 || (counter == 2 && threads == 1))) continue;
+                                const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).ctm(ct).dt(t);
+                                computed += host_conf(d).calc_end > host_conf(d).calc_first;
+                                ++seed;
+                                ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
+                                    << describe(d) << " threads=" << threads << " nt=" << nt << " spelling=" << spelling
+                                    << " counter=" << counter;
+                            }
+                }
             }
-        }
+    }
     EXPECT_GT(computed, 0);
+}
+
+// Rows past 2^23 outputs (jit_conf::calc_int: the counter in s32, converted each vector as
+// the reference converts o), both transforms, 1 and 2 threads (spans). f32 only: the 16-bit
+// rows keep their tables. A 2^23 + 5-output row at each: 40 MB of dst.
+TEST(jit_bitwise, linear_computed_taps_past_2_23) {
+    REQUIRE_AVX2();
+    if (emulated()) GTEST_SKIP() << "rows of 2^23 outputs take minutes of emulated time; linear_computed_taps runs the s32 counter on its shapes";
+    threads_and_spelling_restore restore;
+    uint32_t seed = 9400;
+    for (auto ct : kCtms)
+        for (int threads : {1, 2}) {
+            omp_set_num_threads(threads);
+            const int64_t out = (int64_t(1) << (ct == coordinate_transformation_mode::half_pixel ? 23 : 24)) + 5;
+            const auto d = problem_builder().src({1, 1, out * 5 / 7}).sizes({out}).fmt(data_format::ncx).mode(mode::linear).ctm(ct);
+            const jit_conf c = host_conf(d);
+            EXPECT_TRUE(c.calc_int && c.calc_end > c.calc_first) << describe(d);
+            ++seed;
+            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, true), 0) << describe(d) << " threads=" << threads;
+        }
 }

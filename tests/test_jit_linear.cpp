@@ -659,7 +659,8 @@ TEST(jit_bitwise, linear_computed_taps) {
                     for (const auto &sh : shapes)
                         for (auto ct : kCtms)
                             for (auto t : kTypes) {
-                                if (emulated() && (threads > 2 || nt || spelling == 1 || (counter == 2 && threads == 1))) continue;
+                                // The emulator lane: 2 threads, f32 (16-bit rows keep their tables), plain.
+                                if (emulated() && (threads != 2 || nt || spelling == 1 || t != data_type::f32)) continue;
                                 const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).ctm(ct).dt(t);
                                 computed += host_conf(d).calc_end > host_conf(d).calc_first;
                                 ++seed;

@@ -592,7 +592,7 @@ void set_calc_taps(jit_conf &c, const problem &p) {
     }
     // The gather path's records only where they would not stay in the LLC (jit_conf.hpp).
     const int64_t min_bytes = c.window ? jit_conf::kCalcMinBytes : one_thread_llc_bytes() / 4;
-    if (c.calc_end == c.calc_first || (mode == -1 && (c.calc_end - c.calc_first) * c.rec_bytes < min_bytes)) {
+    if (c.calc_end <= c.calc_first || (mode == -1 && (c.calc_end - c.calc_first) * c.rec_bytes < min_bytes)) {
         c.calc_first = c.calc_end = 0;
         return;
     }

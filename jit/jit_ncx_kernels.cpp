@@ -100,10 +100,15 @@ void jit_ncx_wpass<isa>::gather_words_as_dwords(const Reg64 &row, const Vmm &v, 
 }
 
 template <cpu_isa isa>
+void jit_ncx_wpass<isa>::set_dwords(const Vmm &v, uint32_t bits) {
+    mov(reg_tmp.cvt32(), bits);
+    vmovd(Xmm(v.getIdx()), reg_tmp.cvt32());
+    vpbroadcastd(v, Xmm(v.getIdx()));
+}
+
+template <cpu_isa isa>
 void jit_ncx_wpass<isa>::last_index() {
-    mov(reg_tmp.cvt32(), static_cast<uint32_t>(conf_.row_in - 1));
-    vmovd(Xmm(vmm_last_idx.getIdx()), reg_tmp.cvt32());
-    vpbroadcastd(vmm_last_idx, Xmm(vmm_last_idx.getIdx()));
+    set_dwords(vmm_last_idx, static_cast<uint32_t>(conf_.row_in - 1));
 }
 
 template <cpu_isa isa>
@@ -783,11 +788,8 @@ void jit_ncx_wpass<isa>::generate() {
     if (kEvex && c.unit_w) vxorps(vmm_zero, vmm_zero, vmm_zero);
     if (dword_words()) last_index();
     if (c.up2_groups > 0 && !fused_) up2_constants();
-    if (c.window && (c.pair_vecs > 0 || c.pair_tail)) {  // tap 1's index (control) step
-        mov(reg_tmp.cvt32(), static_cast<uint32_t>(c.flat_c) * window_index_step(c));
-        vmovd(Xmm(vmm_flat_c.getIdx()), reg_tmp.cvt32());
-        vpbroadcastd(vmm_flat_c, Xmm(vmm_flat_c.getIdx()));
-    }
+    if (c.window && (c.pair_vecs > 0 || c.pair_tail))  // tap 1's index (control) step
+        set_dwords(vmm_flat_c, static_cast<uint32_t>(c.flat_c) * window_index_step(c));
     if (plane_ && c.wplane_cols && !final_ && !fused_) {
         plane_columns();
     } else if (plane_) {

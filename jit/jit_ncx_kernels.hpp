@@ -66,6 +66,7 @@ private:
     // row_in - 1 in every lane. Free on the gather path: the window pairs, columns, up2 and
     // h2 that take these registers run on windows, the tap pairs on the insert spelling.
     bool dword_words() const { return !conf_.window && !conf_.window2 && conf_.esize == 2 && !conf_.gather_by_insert; }
+    void set_dwords(const Vmm &v, uint32_t bits);  // bits in every dword of v (through reg_tmp)
     void load_last(const Xbyak::Reg64 &row, const Vmm &v);
     void last_index();  // vmm_last_idx
     const Vmm vmm_last_idx = Vmm(12), vmm_last = Vmm(13), vmm_last_b = Vmm(15);

@@ -340,17 +340,12 @@ void jit_ncx_wpass<isa>::calc_init(const Reg64 &first) {
     imul(reg_tmp, first, px);
     vmovd(Xmm(vmm_co.getIdx()), reg_tmp.cvt32());
     vpbroadcastd(vmm_co, Xmm(vmm_co.getIdx()));
-    auto bcast = [&](const Vmm &v, uint32_t bits) {
-        mov(reg_tmp.cvt32(), bits);
-        vmovd(Xmm(v.getIdx()), reg_tmp.cvt32());
-        vpbroadcastd(v, Xmm(v.getIdx()));
-    };
-    bcast(vmm_ci, f32_bits(c.calc_mul));
-    bcast(vmm_cdiv, f32_bits(c.calc_div));
-    bcast(vmm_chalf, f32_bits(0.5f));
-    bcast(vmm_cone, f32_bits(1.f));
+    set_dwords(vmm_ci, f32_bits(c.calc_mul));
+    set_dwords(vmm_cdiv, f32_bits(c.calc_div));
+    set_dwords(vmm_chalf, f32_bits(0.5f));
+    set_dwords(vmm_cone, f32_bits(1.f));
     if constexpr (kEvex) {
-        bcast(vmm_cstep, c.calc_int ? static_cast<uint32_t>(px) : f32_bits(static_cast<float>(px)));
+        set_dwords(vmm_cstep, c.calc_int ? static_cast<uint32_t>(px) : f32_bits(static_cast<float>(px)));
         if (fc > 1) {  // each lane's channel, l % C (8 % C == 0: the same in both halves)
             int32_t chans[8];
             for (int l = 0; l < 8; ++l) chans[l] = l % fc;
@@ -399,17 +394,15 @@ void jit_ncx_wpass<isa>::calc_coords(int s) {
         vmulps(r.t, vmm_co, vmm_ci);
     }
     vdivps(r.t, r.t, vmm_cdiv);
-    if (conf_.calc_half) vsubps(r.t, r.t, vmm_chalf);
+    if (c.calc_half) vsubps(r.t, r.t, vmm_chalf);
     vcvttps2dq(r.i, r.t);  // i0 = (int)t, t >= 0
-    if (!conf_.window) {  // the gather path's pairs: both taps from i0
-        vcvtdq2ps(r.u, r.i);
-        vsubps(r.t, r.t, r.u);  // w1 = t - (float)i0
+    const int fc = static_cast<int>(c.flat_c);
+    if (c.window && fc == 1) vmovd(r.base.cvt32(), Xmm(r.i.getIdx()));  // first: the window load waits on it
+    vcvtdq2ps(r.u, r.i);
+    vsubps(r.t, r.t, r.u);  // w1 = t - (float)i0
+    if (!c.window) {  // the gather path's pairs: both taps from i0
         vmovdqu(calc_spill(s), r.i);
     } else {
-        const int fc = static_cast<int>(conf_.flat_c);
-        if (fc == 1) vmovd(r.base.cvt32(), Xmm(r.i.getIdx()));
-        vcvtdq2ps(r.u, r.i);
-        vsubps(r.t, r.t, r.u);  // w1 = t - (float)i0
         if (fc > 1) {  // flat rows: element i0 * C + channel; lane 0 holds channel 0
             vpslld(r.i, r.i, fc == 2 ? 1 : fc == 4 ? 2 : 3);
             vmovd(r.base.cvt32(), Xmm(r.i.getIdx()));

@@ -662,7 +662,8 @@ TEST(jit_bitwise, linear_computed_taps) {
                                 // The emulator lane: 2 threads, f32 (16-bit rows keep their tables), plain.
                                 if (emulated() && (threads != 2 || nt || spelling == 1 || t != data_type::f32)) continue;
                                 const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).ctm(ct).dt(t);
-                                computed += host_conf(d).calc_end > host_conf(d).calc_first;
+                                const jit_conf hc = host_conf(d);
+                                computed += hc.calc_end > hc.calc_first;
                                 ++seed;
                                 ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
                                     << describe(d) << " threads=" << threads << " nt=" << nt << " spelling=" << spelling

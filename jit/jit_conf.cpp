@@ -583,8 +583,7 @@ void set_calc_taps(jit_conf &c, const problem &p) {
     // An up2 or periodic run [u0, u1) reads no records either: the range keeps to the larger
     // side of it (its f32 weights stop repeating as s grows a binade, so the run may hold
     // only part of the row: 24000 -> 48000's up2 groups cover vectors 1-2794 of 6000).
-    const int64_t u0 = c.up2_groups ? c.up2_first : c.per_periods ? c.per_first : c.ow_full;
-    const int64_t u1 = c.up2_groups ? u0 + 2 * c.up2_groups : c.per_periods ? u0 + c.per_periods * c.per_p : c.ow_full;
+    const auto [u0, u1] = run_vectors(c);
     if (u1 > u0) {
         const int64_t before = std::min(c.calc_end, u0) - c.calc_first, after = c.calc_end - std::max(c.calc_first, u1);
         if (before >= after) c.calc_end = std::max(c.calc_first, std::min(c.calc_end, u0));

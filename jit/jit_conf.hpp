@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../src/problem.hpp"
@@ -282,12 +283,14 @@ struct jit_conf {
     // spelling): its pairs prefix, the lanes' i0 spilled to the stack for the pair loads.
     // The lanes' o are an f32 counter stepped by simd_w while o + 0.5 is exact (OW <= 2^23,
     // align_corners 2^24); past that (calc_int) an s32 counter converted each vector, as the
-    // reference's (float)o is, one vcvtdq2ps more. f32 rows: AVX2 16-bit rows computed this way (windows widened for vpermps,
-    // constants from the pool, the rounding in the temporaries) ran 1.15-1.18x the time in
-    // bf16 and 0.95-0.98x in f16 (160000 -> 441000, 50000 -> 73529 C = 4; bench_ab), their
-    // tables' byte-control selects being cheaper than f32's. flat_c 1, no unit_w, no up2 or
-    // periodic run (which read no table either); row mode and W-plane rows, not the fused or
-    // h2 kernels. calc_mul and calc_div: the formula's f32 factors, (float)I and (float)O
+    // reference's (float)o is, one vcvtdq2ps more. f32 rows only: AVX2 16-bit rows computed
+    // this way (windows widened for vpermps, constants from the pool, the rounding in the
+    // temporaries) ran 1.15-1.18x the time in bf16 and 0.95-0.98x in f16 (160000 -> 441000,
+    // 50000 -> 73529 C = 4; bench_ab), their tables' byte-control selects being cheaper than
+    // f32's. flat_c 1, or 2, 4 (8 at 512 bits) on the window path, whose vectors then hold
+    // whole columns (lane element i0 * C + channel, tap 1's window C on); no unit_w; on the
+    // larger side of an up2 or periodic run (run_vectors), which reads no records either;
+    // row mode and W-plane rows, not the fused, h2 or flat kernels. calc_mul and calc_div: the formula's f32 factors, (float)I and (float)O
     // (half_pixel) or (float)(I - 1) and (float)(O - 1).
     // Only where the range's records come to kCalcMinBytes, past most of a 512 KiB L2: on the
     // Zen 3 VM (bench_ab, f32, 1 thread) computing costs ~6.5 cycles a vector against ~3.6
@@ -592,6 +595,14 @@ void set_calc_taps_for_testing(int mode);
 inline uint32_t window_index_step(const jit_conf &c) {
     if (!c.shuf_windows) return 1;
     return c.dt == data_type::bf16 ? 0x02020000u : 0x02020202u;  // the word pair's two bytes
+}
+
+// The W pass's run that reads no records, up2 groups or the periodic run (not in fused
+// kernels): its full vectors [first, second), or [ow_full, ow_full) where there is none.
+inline std::pair<int64_t, int64_t> run_vectors(const jit_conf &c) {
+    if (c.up2_groups > 0) return {c.up2_first, c.up2_first + 2 * c.up2_groups};
+    if (c.per_periods > 0) return {c.per_first, c.per_first + c.per_periods * c.per_p};
+    return {c.ow_full, c.ow_full};
 }
 
 // The pass engine's W record of output vector v in jit_tables::wtab: the computed vectors

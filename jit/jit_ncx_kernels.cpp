@@ -570,8 +570,7 @@ void jit_ncx_wpass<isa>::row() {
     // Full vectors [0, u0) and [u1, ow_full) from their records (pairs first: pair_vecs is a
     // prefix), [u0, u1) by up2 groups or the periodic run.
     const bool up2 = c.up2_groups > 0 && !fused_, per = c.per_periods > 0 && !fused_;
-    const int64_t u0 = up2 ? c.up2_first : per ? c.per_first : c.ow_full;
-    const int64_t u1 = up2 ? u0 + 2 * c.up2_groups : per ? u0 + c.per_periods * c.per_p : c.ow_full;
+    const auto [u0, u1] = fused_ ? std::pair<int64_t, int64_t>{c.ow_full, c.ow_full} : run_vectors(c);
     auto span = [&](int64_t from, int64_t to) {
         for (const row_region &g : regions(from, to)) {
             if (g.calc) {

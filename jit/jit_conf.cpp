@@ -143,10 +143,10 @@ void set_px_pairs(jit_conf &c, const problem &p, const std::vector<int64_t> &sta
 
 // jit_conf::up2_*: the longest run of full vectors whose every lane is_up2_tap, in groups of
 // two vectors.
-void set_up2_run(jit_conf &c, const axis_table &wt) {
+void set_up2_run(jit_conf &c, const problem &p) {
     auto vec_ok = [&](int64_t v) {
         for (int64_t o = v * c.simd_w; o < (v + 1) * c.simd_w; ++o)
-            if (!is_up2_tap(o, wt.lin[o])) return false;
+            if (!is_up2_tap(o, w_tap(p, o))) return false;
         return true;
     };
     int64_t first = 0;
@@ -190,17 +190,17 @@ void set_inlane_windows(jit_conf &c, Rec &&record) {
 // their taps alike; per_p is then the vectors that hold a whole number of such periods. The
 // guess is checked on the records themselves (as jit_tables lays them out), vector by vector,
 // and the longest run of at least 4 vectors and 2 periods kept.
-void set_periodic_run(jit_conf &c, const axis_table &w) {
+void set_periodic_run(jit_conf &c, const problem &p) {
     const int64_t lo = c.OW / 4, hi = std::min<int64_t>(c.OW, lo + 8);
     int64_t px = 0;
-    for (int64_t p = 1; p <= 64 && hi + p <= c.OW && px == 0; ++p) {
-        const int64_t q = w.lin[lo + p].i0 - w.lin[lo].i0;
+    for (int64_t d = 1; d <= 64 && hi + d <= c.OW && px == 0; ++d) {
+        const int64_t q = w_tap(p, lo + d).i0 - w_tap(p, lo).i0;
         bool same = true;
         for (int64_t o = lo; o < hi && same; ++o) {
-            const linear_tap &a = w.lin[o], &b = w.lin[o + p];
+            const linear_tap a = w_tap(p, o), b = w_tap(p, o + d);
             same = b.w0 == a.w0 && b.w1 == a.w1 && b.i0 - a.i0 == q && b.i1 - a.i1 == q;
         }
-        if (same) px = p;
+        if (same) px = d;
     }
     if (px == 0) return;
     const int64_t elems = px * c.flat_c, per = elems / std::gcd(elems, static_cast<int64_t>(c.simd_w));
@@ -211,7 +211,7 @@ void set_periodic_run(jit_conf &c, const axis_table &w) {
     std::vector<int64_t> held(static_cast<size_t>(per + 1), -1);
     auto r = [&](int64_t v) -> const pass_record & {
         const size_t k = static_cast<size_t>(v % (per + 1));
-        if (held[k] != v) make_pass_record(c, w, true, v, ring[k]), held[k] = v;
+        if (held[k] != v) make_pass_record(c, p, true, v, ring[k]), held[k] = v;
         return ring[k];
     };
     const size_t lanes = static_cast<size_t>(c.simd_w) * 4;
@@ -443,19 +443,14 @@ void set_pass(jit_conf &c, const problem &p, const h_links &hl) {
     const bool lin = c.algorithm == alg::linear;
     const int64_t w = c.simd_w;
     set_flat_rows(c, p.fmt == data_format::ncx ? 1 : c.C);
-    const axis_table wt = make_axis(p, 2);  // the W taps, shared by the scans below
-    scan_windows(c, [&](int64_t o) { return lin ? wt.lin[o] : linear_tap{wt.nearest[o], wt.nearest[o], 1.f, 0.f}; }, lin);
+    // The scans take the W taps from the formula: no W axis (24 bytes an output, linear).
+    scan_windows(c, p);
     c.shuf_windows = lin && c.window && c.esize == 2 && w == 8;
     c.gather_by_insert = !c.window && insert_spelling(c.isa);
     // Taps are neighbours wherever i0 < IW - 1, and i0 never falls as o grows: the pairs end
     // at the first output clamped to the last column, found by bisection.
     if (lin && c.gather_by_insert && c.flat_c == 1 && c.IW >= 2) {
-        int64_t lo = 0, hi = c.row_out;  // [lo, hi): the first clamped output, or row_out
-        while (lo < hi) {
-            const int64_t mid = lo + (hi - lo) / 2;
-            if (wt.lin[mid].i0 < c.IW - 1) lo = mid + 1;
-            else hi = mid;
-        }
+        const int64_t lo = first_where(0, c.row_out, [&](int64_t o) { return w_tap(p, o).i0 >= c.IW - 1; });
         c.pair_vecs = std::min(lo / w, c.ow_full);
         c.pair_tail = c.ow_tail > 0 && lo == c.row_out;
     }
@@ -466,8 +461,8 @@ void set_pass(jit_conf &c, const problem &p, const h_links &hl) {
     // W step (jit_conf.hpp); only blend_w does.
     if (lin && c.window && c.flat_c == 1 && !c.fuse_h && !c.unit_w && p.ctm == coordinate_transformation_mode::half_pixel &&
         c.OW == 2 * c.IW)
-        set_up2_run(c, wt);
-    if (lin && c.window && !c.fuse_h && !c.unit_w && c.up2_groups == 0 && c.ow_full >= 4) set_periodic_run(c, wt);
+        set_up2_run(c, p);
+    if (lin && c.window && !c.fuse_h && !c.unit_w && c.up2_groups == 0 && c.ow_full >= 4) set_periodic_run(c, p);
     // W rows in scratch slots for the blends; 1-D rows are final, straight to dst.
     c.n_slots = lin && !c.fuse_h && c.k >= 2 ? 2 * c.nd : 0;
     int64_t rows_bytes = lin ? (c.n_slots + (c.k == 3 && c.fuse_h ? 2 : 0)) * c.ow_pad * 4 : 0;
@@ -543,17 +538,6 @@ int64_t span_units(const jit_conf &c, const problem &p) {
 
 // jit_conf::calc_first and calc_end, where the kernel can compute the taps (see there).
 std::atomic<int> g_calc_taps{-1};  // set_calc_taps_for_testing
-
-// The first v in [lo, hi) with pred(v), or hi; pred false then true as v grows.
-template <typename Pred>
-int64_t first_where(int64_t lo, int64_t hi, Pred pred) {
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (pred(mid)) hi = mid;
-        else lo = mid + 1;
-    }
-    return lo;
-}
 
 void set_calc_taps(jit_conf &c, const problem &p) {
     const auto ctm = p.ctm;

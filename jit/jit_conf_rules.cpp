@@ -23,15 +23,17 @@ namespace conf_detail {
 // row, to the row's end; -1 where one of those cannot load backwards either (w elements ending
 // at a tap's pixel's end would start before the row). Masked (512 bits): edge pixels load and
 // store their C lanes under an opmask, so there is nothing to load backwards.
+// The taps never fall as o grows (numeric.hpp), so both conditions hold from some pixel on
+// (found by bisection: a scan from pixel 0 had been a tenth of a long row's creation), and the
+// lowest tap of the edge is its first pixel's.
 int64_t narrow_edge_px(const problem &p, int64_t w, bool masked) {
     const int64_t C = p.c, IW = p.in[2], OW = p.out[2];
-    int64_t first = OW;
-    for (int64_t o = 0; o < OW && first == OW; ++o) {
+    const int64_t first = first_where(0, OW, [&](int64_t o) {
         const linear_tap t = w_tap(p, o);
-        if ((OW - o) * C < w || std::max(t.i0, t.i1) * C + w > IW * C) first = o;
-    }
-    for (int64_t o = first; o < OW && !masked; ++o) {
-        const linear_tap t = w_tap(p, o);
+        return (OW - o) * C < w || std::max(t.i0, t.i1) * C + w > IW * C;
+    });
+    if (first < OW && !masked) {
+        const linear_tap t = w_tap(p, first);
         if (std::min(t.i0, t.i1) * C + C < w) return -1;
     }
     return OW - first;
@@ -54,12 +56,7 @@ bool flat_rows_have_windows(const problem &p, cpu_isa isa) {
     jit_conf f;
     f.isa = isa, f.simd_w = simd_w_of(isa), f.IW = p.in[2], f.OW = p.out[2];
     set_flat_rows(f, p.c);
-    const bool lin = p.algorithm == alg::linear;
-    scan_windows(f, [&](int64_t o) {
-        if (lin) return w_tap(p, o);
-        const int64_t i = nearest_index(o, p.in[2], p.out[2], p.ctm);
-        return linear_tap{i, i, 1.f, 0.f};
-    }, lin);
+    scan_windows(f, p);
     return f.window || (f.window2 && p.c <= 4);
 }
 

@@ -192,12 +192,11 @@ void set_groups(jit_conf &c, const problem &p, const h_links &hl, const h_links 
     // lanes fit them. A/B on the dev VM against vpermps columns: c17, c23 and r15to73 NCX
     // 0.90-0.96x the time (two runs of 80 rounds), 5/3 0.96x.
     if (c.wplane_cols && c.simd_w == 8 && c.dt == data_type::f32) {
-        const axis_table wt = make_axis(p, 2);
         pass_record r;
         int32_t off[2], idx[2][8];
         bool all = true;
         for (int64_t v = 0; v < window_pair_vecs(c) && all; ++v) {
-            make_pass_record(c, wt, true, v, r);
+            make_pass_record(c, p, true, v, r);
             all = lane_windows(c, r, c.row_in - 1 - r.base[0], off, idx);
         }
         c.cols_inlane = all;

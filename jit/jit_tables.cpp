@@ -19,24 +19,21 @@ axis_table make_axis(const problem &p, int axis) {
     return t;
 }
 
-namespace {
-// make_pass_record with the taps from lin_tap(o) (linear) or near_tap(o) (nearest).
-template <typename Lin, typename Near>
-void pass_record_of(const jit_conf &c, Lin &&lin_tap, Near &&near_tap, bool lin, int64_t v, pass_record &r) {
-    const int64_t sw = c.simd_w, fc = c.flat_c;
+void make_pass_record(const jit_conf &c, const problem &p, bool lin, int64_t v, pass_record &r) {
+    const int64_t sw = c.simd_w, fc = c.flat_c, I = p.in[2], O = p.out[2];
     // Flat-row output element e = o * fc + ch takes src elements i0(o) * fc + ch and
     // i1(o) * fc + ch; (o, ch) are stepped along e, not divided out per element.
     const int64_t first = v * sw, n_real = std::min(c.row_out, first + sw) - first;
     const int64_t o0 = first / fc, ch0 = first % fc;
     int64_t t0[16], t1[16];  // per real lane: the src elements of taps 0 and 1
+    linear_tap t{};  // column o's, made once for its channels
     for (int64_t l = 0, o = o0, ch = ch0; l < n_real; ++l) {
-        if (lin) {
-            const linear_tap t = lin_tap(o);
-            t0[l] = t.i0 * fc + ch, t1[l] = t.i1 * fc + ch;
-            r.w0[l] = t.w0, r.w1[l] = t.w1;
-        } else {
-            t0[l] = t1[l] = near_tap(o) * fc + ch;
+        if (l == 0 || ch == 0) {
+            if (lin) t = linear_coord(o, I, O, p.ctm);
+            else t.i0 = t.i1 = nearest_index(o, I, O, p.ctm);
         }
+        t0[l] = t.i0 * fc + ch, t1[l] = t.i1 * fc + ch;
+        r.w0[l] = t.w0, r.w1[l] = t.w1;  // nearest: zeroed below
         if (++ch == fc) ch = 0, ++o;
     }
     // Window bases: the lowest tap of the vector, moved left so the window stays in the row.
@@ -54,13 +51,6 @@ void pass_record_of(const jit_conf &c, Lin &&lin_tap, Near &&near_tap, bool lin,
         r.ib[l] = static_cast<int32_t>(real ? t1[l] - r.base[1] : 0);
         if (!real || !lin) r.w0[l] = r.w1[l] = 0.f;
     }
-}
-}  // namespace
-
-void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t v, pass_record &r) {
-    pass_record_of(
-        c, [&](int64_t o) -> const linear_tap & { return w.lin[static_cast<size_t>(o)]; },
-        [&](int64_t o) { return w.nearest[static_cast<size_t>(o)]; }, lin, v, r);
 }
 
 namespace {
@@ -156,7 +146,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     t.d = make_axis(p, 0);
     t.h = make_axis(p, 1);
     if (c.plane_mode && p.algorithm == alg::nearest) {
-        t.hrows.assign(static_cast<size_t>(p.out[1] * 8), 0);
+        zeroed(t.hrows, static_cast<size_t>(p.out[1] * 8));
         // Offsets are even (esize >= 2), so bit 0 is free for the row-pair flag: set on the first
         // row of each pair, pairing a run of rows with one src row from its start. The pair's
         // second row keeps a plain record, for thread splits that start there.
@@ -168,7 +158,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
         }
     } else if (c.plane_mode) {
         const int64_t pitch = c.fuse_h || c.h2_pairs ? c.src_row_bytes : (c.flat_w ? c.OW : c.ow_pad) * 4;
-        t.hrows.assign(static_cast<size_t>(p.out[1] * 24), 0);
+        zeroed(t.hrows, static_cast<size_t>(p.out[1] * 24));
         for (int64_t oh = 0; oh < p.out[1]; ++oh) {
             const size_t at = static_cast<size_t>(oh * 24);
             put<int64_t>(t.hrows, at, t.h.lin[oh].i0 * pitch);
@@ -179,7 +169,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     }
     if (c.hvol) {
         const int64_t pitch = c.ow_pad * 4;
-        t.drows.assign(static_cast<size_t>(p.out[0] * p.out[1] * 24), 0);
+        zeroed(t.drows, static_cast<size_t>(p.out[0] * p.out[1] * 24));
         for (int64_t od = 0; od < p.out[0]; ++od)
             for (int64_t oh = 0; oh < p.out[1]; ++oh) {
                 const size_t at = static_cast<size_t>((od * p.out[1] + oh) * 24);
@@ -190,7 +180,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             }
     }
     if (c.d_pairs) {
-        t.d_pair_start.assign(static_cast<size_t>(p.out[0]), 0);
+        zeroed(t.d_pair_start, static_cast<size_t>(p.out[0]));
         for (int64_t od = 0; od + 1 < p.out[0]; ++od) {
             const linear_tap &x = t.d.lin[od], &y = t.d.lin[od + 1];
             const bool second = od > 0 && t.d_pair_start[od - 1];
@@ -199,7 +189,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     }
     if (c.same_run > 0) {
         const int64_t m = c.same_run, oh_n = p.out[1];
-        t.h_run_start.assign(static_cast<size_t>(oh_n), 0);
+        zeroed(t.h_run_start, static_cast<size_t>(oh_n));
         auto run_at = [&](int64_t oh) {
             const linear_tap &a = t.h.lin[oh], &b = t.h.lin[oh + 1];
             for (int64_t k = 0; k < m; ++k) {
@@ -218,17 +208,20 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             }
         }
     }
-    // Rows whose taps the kernel computes keep a few records (jit_conf::calc_first): their
-    // taps come straight from the formula, without the whole W axis (16 bytes an output).
-    const bool computed = c.pass_engine && c.calc_end > c.calc_first;
-    const axis_table w = computed ? axis_table{} : make_axis(p, 2);
+    // The pass engine's W records take their taps straight from the formula, without a whole
+    // W axis (24 bytes an output, linear; 8 nearest): rows whose taps the kernel computes keep
+    // a few records (jit_conf::calc_first), and a long row's axis had been a fifth of its
+    // creation (600000 -> 882000 nearest).
     const bool lin = p.algorithm == alg::linear;
-    if (lin && p.dt == data_type::bf16 && !c.native_bf16) set_bf16_clean_bounds(t, w);  // native: no fixups to skip
+    const bool records = c.pass_engine && !c.flat && !c.flat_w;
+    const bool clean = lin && p.dt == data_type::bf16 && !c.native_bf16;  // native: no fixups to skip
+    const axis_table w = records && !clean ? axis_table{} : make_axis(p, 2);
+    if (clean) set_bf16_clean_bounds(t, w);
     if (c.flat) {  // jit_conf::flat: per output vector, linear: 2^k index vectors, then W, H, D
                    // weights; nearest: a header, then the index vector
         const int64_t taps = int64_t(1) << c.k, oh_n = p.out[1], ow_n = p.out[2], V = c.simd_w * 4;
         auto at = [&](int64_t d, int64_t h, int64_t x) { return (d * p.in[1] + h) * p.in[2] + x; };  // in the plane
-        t.wtab.assign(static_cast<size_t>(c.ow_vecs * c.rec_bytes), 0);  // tail lanes: element 0, weights 0
+        zeroed(t.wtab, static_cast<size_t>(c.ow_vecs * c.rec_bytes));  // tail lanes: element 0, weights 0
         for (int64_t f = 0; f < c.row_out; ++f) {
             const int64_t ow = f % ow_n, oh = f / ow_n % oh_n, od = f / (ow_n * oh_n);
             if (!lin) {
@@ -244,7 +237,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
         }
     } else if (c.flat_w) {  // jit_conf::flat_w: the records of the W pass wplane_flat_conf makes (k = 1)
         const jit_conf f = wplane_flat_conf(c, p);
-        t.wtab.assign(static_cast<size_t>(f.ow_vecs * f.rec_bytes), 0);
+        zeroed(t.wtab, static_cast<size_t>(f.ow_vecs * f.rec_bytes));
         for (int64_t o = 0; o < f.row_out; ++o) {
             const linear_tap &tw = w.lin[o % c.OW];
             const int64_t row = o / c.OW * p.in[2], idx[2] = {row + tw.i0, row + tw.i1};
@@ -253,7 +246,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
         }
     } else if (!c.pass_engine) {
         const int64_t px = c.C * c.esize;
-        t.wtab.assign(static_cast<size_t>(c.OW * c.wtab_stride), 0);
+        zeroed(t.wtab, static_cast<size_t>(c.OW * c.wtab_stride));
         for (int64_t o = 0; o < c.OW; ++o) {
             const size_t at = static_cast<size_t>(o * c.wtab_stride);
             if (lin) {
@@ -268,7 +261,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
     } else {
         const int64_t sw = c.simd_w;
         const size_t V = static_cast<size_t>(sw) * 4;
-        t.wtab.assign(static_cast<size_t>(stored_record(c, c.ow_vecs) * c.rec_bytes), 0);
+        zeroed(t.wtab, static_cast<size_t>(stored_record(c, c.ow_vecs) * c.rec_bytes));
         // Lane l's window index k into the slot at `at`: a dword, or vpshufb controls (AVX2
         // 16-bit windows: nearest, and linear with jit_conf::shuf_windows). Those pick the word
         // (bytes 2k, 2k + 1 into lane l's two bytes), or for bf16 linear put it into the top
@@ -294,13 +287,7 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             if (v == c.calc_first && c.calc_end > v) v = c.calc_end;  // computed: no records
             if (v == c.ow_vecs) break;
             const size_t rec = static_cast<size_t>(stored_record(c, v) * c.rec_bytes);
-            if (computed) {
-                pass_record_of(
-                    c, [&](int64_t o) { return linear_coord(o, p.in[2], p.out[2], p.ctm); },
-                    [](int64_t) { return int64_t(0); }, true, v, r);
-            } else {
-                make_pass_record(c, w, lin, v, r);
-            }
+            make_pass_record(c, p, lin, v, r);
             if (c.window || c.window2) {
                 put<int32_t>(t.wtab, rec, static_cast<int32_t>(r.base[0]));
                 put<int32_t>(t.wtab, rec + 4, static_cast<int32_t>(r.base[1]));

@@ -2,7 +2,9 @@
 // (O(OD + OH + OW) entries, never O(OD * OH * OW)).
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "../src/numeric.hpp"
@@ -46,12 +48,29 @@ struct line_allocator {
     line_allocator(const line_allocator<U> &) {}
     T *allocate(size_t n) { return static_cast<T *>(::operator new(n * sizeof(T), kAlign)); }
     void deallocate(T *p, size_t) { ::operator delete(p, kAlign); }
+    // A vector fills elements through its allocator one at a time unless that is std::allocator
+    // (whose bytes get a memset): assign(n, 0) was a byte loop, 7 ms of an 18 MB table's
+    // creation. Elements made without a value are left as they are; zeroed() memsets them.
+    template <typename U>
+    void construct(U *p) noexcept {
+        ::new (static_cast<void *>(p)) U;
+    }
+    template <typename U, typename... A>
+    void construct(U *p, A &&...a) {
+        ::new (static_cast<void *>(p)) U(std::forward<A>(a)...);
+    }
     template <typename U>
     bool operator==(const line_allocator<U> &) const { return true; }
     template <typename U>
     bool operator!=(const line_allocator<U> &) const { return false; }
 };
 using table_bytes = std::vector<uint8_t, line_allocator<uint8_t>>;
+// t as n zero bytes (line_allocator: by memset).
+inline void zeroed(table_bytes &t, size_t n) {
+    t.clear();
+    t.resize(n);
+    std::memset(t.data(), 0, n);
+}
 
 struct jit_tables {
     table_bytes wtab;
@@ -90,7 +109,9 @@ struct pass_record {  // lanes simd_w and up are left unset (no zero fill: it wa
     int32_t ia[16], ib[16];
     float w0[16], w1[16];
 };
-void make_pass_record(const jit_conf &c, const axis_table &w, bool lin, int64_t v, pass_record &r);
+// Vector v's record, its taps from the formula (linear_coord, nearest_index along W): neither
+// the conf's scans nor the tables build a W axis for it (24 bytes an output, linear).
+void make_pass_record(const jit_conf &c, const problem &p, bool lin, int64_t v, pass_record &r);
 // AVX2 f32 lane windows of a window-pair record: whether each 128-bit lane's four outputs take
 // both taps from four consecutive src elements; if so, off[lane] is where that lane's window
 // starts (elements from base[0]; moved left where it would pass element `last`, counted from

@@ -514,6 +514,75 @@ struct calc_taps_mode {
 };
 }  // namespace
 
+// The window scan (scan_windows) reads only the end columns of a vector and the columns
+// next to them, since i0 never falls as o grows: checked against every element's taps, for
+// NCX and NXC flat rows (C = 2-7 at 256 bits, whole columns or not), rows around a vector,
+// up and down, clamped at either end, both transforms, nearest and linear, both widths (512:
+// the two-window path). Narrow pixels' edge (narrow_edge_px, a bisection) against a scan.
+TEST(jit_conf, window_scan_reads_each_vectors_end_columns) {
+    int checked = 0, edges = 0;
+    for (cpu_isa isa : {cpu_isa::avx2, cpu_isa::avx512_core})
+        for (auto ct : {coordinate_transformation_mode::half_pixel, coordinate_transformation_mode::align_corners})
+            for (bool lin : {true, false})
+                for (int64_t C : {1, 2, 3, 4, 5, 7})
+                    for (int64_t I : {1, 2, 7, 8, 9, 17, 33, 525, 1000})
+                        for (int64_t O : {1, 5, 8, 9, 16, 17, 31, 73, 525, 2000}) {
+                            const data_format f = C == 1 ? data_format::ncx : data_format::nxc;
+                            const auto d = problem_builder().src(C == 1 ? std::vector<int64_t>{1, 1, I} : std::vector<int64_t>{1, I, C})
+                                               .sizes({O}).fmt(f).mode(lin ? mode::linear : mode::nearest).ctm(ct);
+                            const problem p = make_problem(d);
+                            SCOPED_TRACE(std::string(cpu_isa_name(isa)) + (lin ? " linear C = " : " nearest C = ") + std::to_string(C) + ", " +
+                                         std::to_string(I) + " -> " + std::to_string(O));
+                            auto tap = [&](int64_t o) {
+                                if (lin) return linear_coord(o, I, O, ct);
+                                const int64_t n = nearest_index(o, I, O, ct);
+                                return linear_tap{n, n, 1.f, 0.f};
+                            };
+                            set_narrow_for_testing(1);  // narrow pixels where they can serve
+                            const jit_conf n = make_jit_conf(p, isa);
+                            if (n.narrow && lin) {
+                                const int64_t w = n.simd_w;
+                                int64_t first = O;
+                                for (int64_t o = 0; o < O && first == O; ++o)
+                                    if ((O - o) * C < w || tap(o).i1 * C + w > I * C) first = o;
+                                EXPECT_EQ(n.edge_px, O - first);
+                                ++edges;
+                            }
+                            set_narrow_for_testing(0);  // flat rows
+                            const jit_conf c = make_jit_conf(p, isa);
+                            set_narrow_for_testing(-1);
+                            if (!c.pass_engine || c.flat_c != C) continue;
+                            const int64_t w = c.simd_w, n_el = O * C;
+                            bool window = I * C >= w || isa >= cpu_isa::avx512_core, window2 = w == 16 && I * C >= 2 * w, open = lin;
+                            int64_t pairs = 0;
+                            bool tail = false;
+                            for (int64_t v = 0; v * w < n_el && (window || window2); ++v) {
+                                int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {-1, -1};
+                                bool nb = true;
+                                for (int64_t e = v * w; e < std::min(n_el, (v + 1) * w); ++e) {
+                                    const linear_tap t = tap(e / C);
+                                    const int64_t ix[2] = {t.i0 * C + e % C, t.i1 * C + e % C};
+                                    for (int k = 0; k < 2; ++k) lo[k] = std::min(lo[k], ix[k]), hi[k] = std::max(hi[k], ix[k]);
+                                    nb = nb && t.i1 == t.i0 + 1;
+                                }
+                                window = window && hi[0] - lo[0] < w && hi[1] - lo[1] < w;
+                                window2 = window2 && hi[0] - lo[0] < 2 * w && hi[1] - lo[1] < 2 * w;
+                                open = open && nb && hi[1] - lo[0] < w;
+                                if (open && v < n_el / w) ++pairs;
+                                else if (open) tail = true;
+                            }
+                            EXPECT_EQ(c.window, window);
+                            EXPECT_EQ(c.window2, !window && window2);
+                            if (window) {  // off the window path pair_vecs is the gather path's (a bisection)
+                                EXPECT_EQ(c.pair_vecs, pairs);
+                                EXPECT_EQ(c.pair_tail, tail);
+                            }
+                            ++checked;
+                        }
+    EXPECT_GT(checked, 3000);
+    EXPECT_GT(edges, 500);
+}
+
 // Computed taps (jit_conf::calc_first, calc_end): where a row's records would come to
 // kCalcMinBytes, the window vectors past the left clamp and short of the first clamped lane
 // and of the last tap-1 window that fits take their taps and weights from the output index;

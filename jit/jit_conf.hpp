@@ -64,9 +64,9 @@ struct jit_conf {
     // whole rows only):
     // - the direct NXC row kernels (not narrow pixels, whose stores spill into the next pixel):
     //   OW pixels, the count in jit_args::px_count;
-    // - the pass engine's final W pass in row mode (nearest rows, 1-D linear), without up2 or
-    //   periodic runs: ow_vecs output vectors, the tail the last one, the range in
-    //   jit_pass_args::v0 and v1.
+    // - the pass engine's final W pass in row mode (nearest rows, 1-D linear), without
+    //   periodic runs of more than two vectors a period: ow_vecs output vectors, the tail the
+    //   last one, the range in jit_pass_args::v0 and v1 (span_cut: where a span may start).
     int64_t span_units = 0;
     static constexpr int64_t kSpanMaxRows = 256;  // span_units only for fewer rows (jit_conf.cpp)
     // Spans start at multiples of this many units: 2 in the W pass, whose 16-bit nearest word
@@ -603,6 +603,16 @@ inline std::pair<int64_t, int64_t> run_vectors(const jit_conf &c) {
     if (c.up2_groups > 0) return {c.up2_first, c.up2_first + 2 * c.up2_groups};
     if (c.per_periods > 0) return {c.per_first, c.per_first + c.per_periods * c.per_p};
     return {c.ow_full, c.ow_full};
+}
+
+// Where a span may start within its row, at or before unit x (jit_conf::span_units): a
+// multiple of span_grain, and in an up2 or periodic run [u0, u1] a whole number of its groups
+// (two vectors; per_p) from u0, which the run's code takes from there (one base a group). The
+// grain (16-bit nearest's word pairs) does not apply there: runs are linear.
+inline int64_t span_cut(const jit_conf &c, int64_t x) {
+    const auto [u0, u1] = run_vectors(c);
+    if (u1 > u0 && x >= u0 && x <= u1) return x - (x - u0) % (c.up2_groups > 0 ? 2 : c.per_p);
+    return x - x % c.span_grain;  // never into the run: only x = u1 could round to u1 - 1
 }
 
 // The pass engine's W record of output vector v in jit_tables::wtab: the computed vectors

@@ -608,9 +608,10 @@ std::vector<typename jit_ncx_wpass<isa>::row_region> jit_ncx_wpass<isa>::regions
 
 // conf.span_units: output vectors [v0, v1) of the row (jit_pass_args; dst at v0, tab at its
 // stored record), v1 up to ow_vecs, the tail's end: the span's part of each region in turn
-// (the pairs prefix [0, pair_vecs) and the rest up to ow_full, and where calc_, the computed
-// [calc_first, calc_end); counts at run time), then the tail if v1 passes ow_full.
-// group(n, pairs) makes n vectors from their records and steps past them.
+// (the pairs prefix [0, pair_vecs) and the rest up to ow_full, where calc_ the computed
+// [calc_first, calc_end), and an up2 or periodic run, whose part is whole groups or periods:
+// the driver cuts spans there, span_cut; counts at run time), then the tail if v1 passes
+// ow_full. group(n, pairs) makes n vectors from their records and steps past them.
 template <cpu_isa isa>
 template <typename G>
 void jit_ncx_wpass<isa>::span_row(G &group, int unroll) {
@@ -634,33 +635,47 @@ void jit_ncx_wpass<isa>::span_row(G &group, int unroll) {
         }
         sub(n, reg_cnt);
     };
-    for (const row_region &g : regions(0, c.ow_full)) {
-        count(g.from, g.to);
-        if (g.calc) {
-            calc_init(reg_cnt);
-            calc_run(&n, 0);
-            continue;
+    auto records = [&](int64_t from, int64_t to) {  // [from, to)'s regions, from records or computed
+        for (const row_region &g : regions(from, to)) {
+            count(g.from, g.to);
+            if (g.calc) {
+                calc_init(reg_cnt);
+                calc_run(&n, 0);
+                continue;
+            }
+            Label l_groups, l_rest, l_one, l_done;
+            mov(reg_cnt, n);
+            shr(reg_cnt, unroll == 4 ? 2 : 1);
+            jz(l_rest, T_NEAR);
+            L(l_groups); {
+                group(unroll, g.pairs);
+                dec(reg_cnt);
+                jnz(l_groups, T_NEAR);
+            }
+            L(l_rest);
+            mov(reg_cnt, n);
+            and_(reg_cnt, unroll - 1);
+            jz(l_done, T_NEAR);
+            L(l_one); {
+                group(1, g.pairs);
+                dec(reg_cnt);
+                jnz(l_one, T_NEAR);
+            }
+            L(l_done);
         }
-        Label l_groups, l_rest, l_one, l_done;
-        mov(reg_cnt, n);
-        shr(reg_cnt, unroll == 4 ? 2 : 1);
-        jz(l_rest, T_NEAR);
-        L(l_groups); {
-            group(unroll, g.pairs);
-            dec(reg_cnt);
-            jnz(l_groups, T_NEAR);
-        }
-        L(l_rest);
-        mov(reg_cnt, n);
-        and_(reg_cnt, unroll - 1);
-        jz(l_done, T_NEAR);
-        L(l_one); {
-            group(1, g.pairs);
-            dec(reg_cnt);
-            jnz(l_one, T_NEAR);
-        }
-        L(l_done);
+    };
+    const auto [u0, u1] = run_vectors(c);
+    records(0, u0);
+    if (u1 > u0) {  // the run's part, if any (no record read otherwise: reg_tab may be the last)
+        Label l_none;
+        count(u0, u1);  // reg_cnt: the span's first run vector
+        test(n, n);
+        jz(l_none, T_NEAR);
+        if (c.up2_groups > 0) up2_run(&n);
+        else per_run(&n);
+        L(l_none);
     }
+    records(u1, c.ow_full);
     if (c.ow_tail > 0) {
         Label l_end;
         mov(reg_tmp, c.ow_full);

@@ -110,8 +110,9 @@ private:
     void vector(int64_t n, bool pairs = false);
     void store_result(const Xbyak::Address &a, const Vmm &v, int64_t n);
     // conf.up2_groups groups of two vectors from the first up2 vector on, no table read (not
-    // fused: its two rows would need twice the registers).
-    void up2_run();
+    // fused: its two rows would need twice the registers); in a span (n non-null) *n vectors,
+    // whole groups (span_cut), from vector reg_cnt on.
+    void up2_run(const Xbyak::Reg64 *n = nullptr);
     void up2_constants();
     // conf.calc_first/calc_end (jit_ncx_runs.cpp), not fused: those vectors' taps and weights
     // from the output index. calc_init: the constants, and the counter at vector `first` (a
@@ -141,7 +142,7 @@ private:
     const Vmm vmm_co = Vmm(kEvex ? 28 : 13), vmm_ci = Vmm(4), vmm_cdiv = Vmm(5), vmm_chalf = Vmm(6);
     const Vmm vmm_cone = Vmm(kEvex ? 29 : 15);
     const Vmm vmm_cstep = Vmm(kEvex ? 26 : 0), vmm_cch = Vmm(kEvex ? 27 : 0);  // the step; l % flat_c
-    void per_run();  // conf.per_periods periods of the periodic run (not fused)
+    void per_run(const Xbyak::Reg64 *n = nullptr);  // conf.per_periods periods of the periodic run (not fused); or a span's
     void per_run_phases();  // per_p > 2 without NT stores: phase by phase, in blocks
     void per_load_phase(int ph, int set);    // phase ph's permutes and weights -> kPerRegs[set]
     void per_phase_vector(int ph, int set);  // phase ph's output vector -> vmm_idx

@@ -21,12 +21,20 @@ using namespace Xbyak;
 // lanes each), the even outputs are 0.25 * a; fma(0.75, b) and the odd ones 0.75 * b;
 // fma(0.25, c): tap 0 times w0, then tap 1's FMA, the reference's order and weights.
 template <cpu_isa isa>
-void jit_ncx_wpass<isa>::up2_run() {
+void jit_ncx_wpass<isa>::up2_run(const Reg64 *n) {
     const jit_conf &c = conf_;
     const int out_es = final_ ? c.esize : 4;
-    lea(reg_bb, ptr[reg_src + (c.up2_first * simd_w / 2 - 1) * c.esize]);
-    Label l_grp;
-    mov(reg_cnt, c.up2_groups);
+    Label l_grp, l_end;
+    if (n) {  // a span's groups, from vector reg_cnt: src k - 1, k = reg_cnt * simd_w / 2
+        imul(reg_bb, reg_cnt, simd_w / 2 * c.esize);
+        lea(reg_bb, ptr[reg_src + reg_bb - c.esize]);
+        mov(reg_cnt, *n);
+        shr(reg_cnt, 1);
+        jz(l_end, T_NEAR);  // none (whole groups by span_cut: only if it were broken)
+    } else {
+        lea(reg_bb, ptr[reg_src + (c.up2_first * simd_w / 2 - 1) * c.esize]);
+        mov(reg_cnt, c.up2_groups);
+    }
     L(l_grp); {
         up2_group(reg_bb, vmm_a, vmm_r);
         for (int i = 0; i < 2; ++i) {
@@ -38,7 +46,10 @@ void jit_ncx_wpass<isa>::up2_run() {
         dec(reg_cnt);
         jnz(l_grp, T_NEAR);
     }
-    mov(reg_tmp, 2 * c.up2_groups * c.rec_bytes);  // past the groups' (unread) records
+    L(l_end);
+    // past the groups' (unread) records
+    if (n) imul(reg_tmp, *n, c.rec_bytes);
+    else mov(reg_tmp, 2 * c.up2_groups * c.rec_bytes);
     add(reg_tab, reg_tmp);
 }
 
@@ -50,8 +61,11 @@ void jit_ncx_wpass<isa>::up2_run() {
 // them from those records on every period (reg_tab stays on the run's first record until the
 // end). Either way reg_bb walks the windows, per_step src elements per period, and the lanes
 // compute exactly what the records say.
+// In a span (n non-null; per_p <= 2, span_units) *n vectors, whole periods (span_cut), from
+// reg_tab's record on: a period's first, whose permutes and weights are the run's first
+// period's (the scan compared them) and whose base is its own.
 template <cpu_isa isa>
-void jit_ncx_wpass<isa>::per_run() {
+void jit_ncx_wpass<isa>::per_run(const Reg64 *n) {
     const jit_conf &c = conf_;
     if (c.per_p > 2 && !nt_) return per_run_phases();
     const int V = simd_w * 4, esz = c.esize, out_es = final_ ? c.esize : 4;
@@ -59,8 +73,14 @@ void jit_ncx_wpass<isa>::per_run() {
     for (int ph = 0; in_regs && ph < c.per_p; ++ph) per_load_phase(ph, ph);
     movsxd(reg_bb, dword[reg_tab]);
     lea(reg_bb, ptr[reg_src + reg_bb * esz]);
-    Label l_per;
-    mov(reg_cnt, c.per_periods);
+    Label l_per, l_end;
+    if (n) {
+        mov(reg_cnt, *n);
+        if (c.per_p == 2) shr(reg_cnt, 1);
+        jz(l_end, T_NEAR);  // none (whole periods by span_cut: only if it were broken)
+    } else {
+        mov(reg_cnt, c.per_periods);
+    }
     L(l_per); {
         for (int ph = 0; ph < c.per_p; ++ph) {
             const int rec = ph * c.rec_bytes;
@@ -84,7 +104,10 @@ void jit_ncx_wpass<isa>::per_run() {
         dec(reg_cnt);
         jnz(l_per, T_NEAR);
     }
-    mov(reg_tmp, c.per_periods * c.per_p * c.rec_bytes);  // past the run's records
+    L(l_end);
+    // past the run's records
+    if (n) imul(reg_tmp, *n, c.rec_bytes);
+    else mov(reg_tmp, c.per_periods * c.per_p * c.rec_bytes);
     add(reg_tab, reg_tmp);
 }
 
@@ -512,8 +535,8 @@ void jit_ncx_wpass<isa>::calc_run(const Reg64 *n_reg, int64_t n_imm) {
 
 // Access checks do not apply to explicit instantiations, so the private Vmm may be named.
 #define XINTERP_NCX_RUNS(I)                                                                                                  \
-    template void jit_ncx_wpass<I>::up2_run();                                                                               \
-    template void jit_ncx_wpass<I>::per_run();                                                                               \
+    template void jit_ncx_wpass<I>::up2_run(const Reg64 *);                                                                  \
+    template void jit_ncx_wpass<I>::per_run(const Reg64 *);                                                                  \
     template void jit_ncx_wpass<I>::per_load_phase(int, int);                                                                \
     template void jit_ncx_wpass<I>::per_phase_vector(int, int);                                                              \
     template void jit_ncx_wpass<I>::per_run_phases();                                                                        \

@@ -144,10 +144,10 @@ protected:
     }
 
     // Where thread t of n starts in units rows of per_row each: an equal share, a span's start
-    // within its row rounded down to a multiple of conf.span_grain.
+    // within its row rounded down to where one may start (span_cut).
     int64_t share_start(int64_t units, int64_t t, int64_t n, int64_t per_row) const {
-        const int64_t u = units * t / n;
-        return per_row > 1 ? u - u % per_row % conf_.span_grain : u;
+        const int64_t u = units * t / n, x = u % per_row;
+        return per_row > 1 ? u - x + span_cut(conf_, x) : u;
     }
 
     // Units [p0, p1), rows of conf.span_units: a span at either end, the whole rows between.

@@ -698,7 +698,11 @@ TEST(jit_bitwise, row_spans) {
         {ncx, 1, 1, {400001}, {70007}, true},          // 1-D, one row down
         {nxc, 1, 3, {7001}, {25005}, true},            // NXC C = 3: rows of W x C
         {ncx, 1, 1, {20, 30000}, {3, 10001}, true},    // 2-D nearest row mode (linear: fused rows)
-        {ncx, 1, 1, {40000}, {80000}, false},          // exactly 2x: up2 groups, whole rows
+        {ncx, 1, 1, {40000}, {80000}, true},           // exactly 2x: up2 groups, then computed taps
+        {ncx, 1, 3, {20001}, {40002}, true},           // 2x, three rows, a tail
+        {ncx, 1, 1, {30000}, {40000}, true},           // a periodic run of one vector a period
+        {ncx, 1, 1, {37500}, {40000}, true},           // two a period, in-lane windows
+        {ncx, 1, 1, {32000}, {48000}, false},          // three a period: whole rows
     };
     uint32_t seed = 5200;
     int spanned = 0;
@@ -713,7 +717,7 @@ TEST(jit_bitwise, row_spans) {
                         const auto d = problem_builder().src(layout(sh.f, sh.n, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(m).dt(t);
                         const jit_conf jc = make_jit_conf(make_problem(d), get_effective_cpu_isa());
                         const bool rows = m == mode::nearest || sh.in.size() == 1 || sh.f == nxc;  // NCX 2-D linear: not row kernels
-                        EXPECT_EQ(jc.span_units > 0, rows && (sh.spans || m == mode::nearest)) << describe(d);  // nearest 2x: no up2
+                        EXPECT_EQ(jc.span_units > 0, rows && (sh.spans || m == mode::nearest)) << describe(d);  // nearest: no runs
                         spanned += jc.span_units > 0 && threads > 1;
                         ++seed;
                         ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt;
@@ -721,4 +725,38 @@ TEST(jit_bitwise, row_spans) {
         }
     }
     EXPECT_GT(spanned, 0);
+}
+
+// Spans through up2 and periodic runs (span_cut): rows that are one run end to end (power-of-two
+// sizes keep the weights exact), and runs beside computed taps, cut by 2 to 7 threads at
+// vectors all over the run; each thread's part starts its run at a whole group.
+TEST(jit_bitwise, row_spans_through_runs) {
+    REQUIRE_AVX2();
+    threads_and_spelling_restore restore;
+    const std::vector<std::pair<int64_t, int64_t>> rows = {
+        {32768, 65536},  // up2 groups, the whole row
+        {49152, 65536},  // a periodic run of one vector a period
+        {61440, 65536},  // two a period (256 bits), in-lane windows
+        {40000, 80000},  // up2, then computed taps
+        {37500, 40000},  // computed, then two a period
+    };
+    uint32_t seed = 5300;
+    int runs = 0;
+    for (bool nt : {false, true}) {
+        nt_threshold low(nt ? size_t(1) : size_t(0));
+        for (int threads = 2; threads <= 7; ++threads) {
+            if (emulated() && (nt || threads > 3)) continue;
+            omp_set_num_threads(threads);
+            for (const auto &[in, out] : rows)
+                for (int64_t c : {1, 3}) {
+                    const auto d = problem_builder().src({1, c, in}).sizes({out}).fmt(data_format::ncx).mode(mode::linear);
+                    const jit_conf jc = make_jit_conf(make_problem(d), get_effective_cpu_isa());
+                    EXPECT_GT(jc.span_units, 0) << describe(d);
+                    runs += jc.up2_groups > 0 || jc.per_periods > 0;
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt;
+                }
+        }
+    }
+    EXPECT_GT(runs, 0);
 }

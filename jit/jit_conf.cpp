@@ -520,21 +520,20 @@ void set_pass(jit_conf &c, const problem &p, const h_links &hl) {
         c.prefetch_bytes = c.src_row_bytes;
 }
 
-// jit_conf::span_units: the direct NXC row kernels' pixels; the final W pass's output vectors
-// in row mode, where its regions are the pairs prefix, the rest, the computed range and an up2
-// or periodic run, which a span takes in whole groups (span_cut); not periodic runs of more
-// than two vectors a period (those go phase by phase, in blocks). Only below kSpanMaxRows rows: spans serve rows that
-// the threads do not divide, fewer than 16 a thread (jit_kernel_base::spans_now), and the
-// span-capable kernels count at run time what the others have as immediates. img_down nearest
-// NCX f32 (672 rows of 28 vectors) ran 1.07x the time with them on 1 thread (bench_ab, 31
-// reps, both 154 -> 164 us and 121 -> 129 us); above 256 rows, 16 threads or fewer never
-// take spans.
+// jit_conf::span_units: the direct NXC row kernels' pixels; the final W pass's output vectors in
+// row mode, where its regions are the pairs prefix, the rest, the computed range and an up2 or
+// periodic run, which a span takes in whole groups (span_cut). Only below kSpanMaxRows rows: spans
+// serve rows that the threads do not divide, fewer than 16 a thread (jit_kernel_base::spans_now),
+// and the span-capable kernels count at run time what the others have as immediates. img_down
+// nearest NCX f32 (672 rows of 28 vectors) ran 1.07x the time with them on 1 thread (bench_ab, 31
+// reps, both 154 -> 164 us and 121 -> 129 us); above 256 rows, 16 threads or fewer never take
+// spans.
 int64_t span_units(const jit_conf &c, const problem &p) {
     if (c.flat || c.rows >= jit_conf::kSpanMaxRows) return 0;
     if (!c.pass_engine) return c.nxc_separable || c.narrow ? 0 : c.OW;
     const bool final_rows = c.algorithm == alg::nearest || p.k == 1;
     const bool rows = !c.plane_mode && !c.h2_pairs && !c.fuse_h && !c.hvol;
-    return final_rows && rows && (c.per_periods == 0 || c.per_p <= 2) ? c.ow_vecs : 0;
+    return final_rows && rows ? c.ow_vecs : 0;
 }
 
 // jit_conf::calc_first and calc_end, where the kernel can compute the taps (see there).

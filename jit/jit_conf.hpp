@@ -64,9 +64,9 @@ struct jit_conf {
     // whole rows only):
     // - the direct NXC row kernels (not narrow pixels, whose stores spill into the next pixel):
     //   OW pixels, the count in jit_args::px_count;
-    // - the pass engine's final W pass in row mode (nearest rows, 1-D linear), without
-    //   periodic runs of more than two vectors a period: ow_vecs output vectors, the tail the
-    //   last one, the range in jit_pass_args::v0 and v1 (span_cut: where a span may start).
+    // - the pass engine's final W pass in row mode (nearest rows, 1-D linear): ow_vecs output
+    //   vectors, the tail the last one, the range in jit_pass_args::v0 and v1 (span_cut: where
+    //   a span may start).
     int64_t span_units = 0;
     static constexpr int64_t kSpanMaxRows = 256;  // span_units only for fewer rows (jit_conf.cpp)
     // Spans start at multiples of this many units: 2 in the W pass, whose 16-bit nearest word

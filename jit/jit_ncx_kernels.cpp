@@ -671,8 +671,19 @@ void jit_ncx_wpass<isa>::span_row(G &group, int unroll) {
         count(u0, u1);  // reg_cnt: the span's first run vector
         test(n, n);
         jz(l_none, T_NEAR);
-        if (c.up2_groups > 0) up2_run(&n);
-        else per_run(&n);
+        if (c.up2_groups > 0) {
+            up2_run(&n);
+        } else if (c.per_p > 2 && !nt_) {  // the whole run phase by phase (one thread), a part by records
+            Label l_part;
+            cmp(n, static_cast<int>(c.per_periods * c.per_p));
+            jne(l_part, T_NEAR);
+            per_run();
+            jmp(l_none, T_NEAR);
+            L(l_part);
+            per_run(&n);
+        } else {
+            per_run(&n);
+        }
         L(l_none);
     }
     records(u1, c.ow_full);

@@ -61,22 +61,32 @@ void jit_ncx_wpass<isa>::up2_run(const Reg64 *n) {
 // them from those records on every period (reg_tab stays on the run's first record until the
 // end). Either way reg_bb walks the windows, per_step src elements per period, and the lanes
 // compute exactly what the records say.
-// In a span (n non-null; per_p <= 2, span_units) *n vectors, whole periods (span_cut), from
-// reg_tab's record on: a period's first, whose permutes and weights are the run's first
-// period's (the scan compared them) and whose base is its own.
+// In a span (n non-null) *n vectors, whole periods (span_cut), from reg_tab's record on: a
+// period's first, whose permutes and weights are the run's first period's (the scan compared
+// them) and whose base is its own; longer periods read their records period by period there
+// (span_row gives a span that holds the whole run to per_run_phases).
 template <cpu_isa isa>
 void jit_ncx_wpass<isa>::per_run(const Reg64 *n) {
     const jit_conf &c = conf_;
-    if (c.per_p > 2 && !nt_) return per_run_phases();
+    if (c.per_p > 2 && !nt_ && !n) return per_run_phases();
     const int V = simd_w * 4, esz = c.esize, out_es = final_ ? c.esize : 4;
     const bool in_regs = c.per_p <= 2;
     for (int ph = 0; in_regs && ph < c.per_p; ++ph) per_load_phase(ph, ph);
     movsxd(reg_bb, dword[reg_tab]);
     lea(reg_bb, ptr[reg_src + reg_bb * esz]);
     Label l_per, l_end;
-    if (n) {
+    if (n) {  // periods: *n / per_p, exact (whole periods): a shift, then the odd factor's inverse mod 2^64
+        const int a = __builtin_ctz(static_cast<unsigned>(c.per_p));
+        const uint64_t b = static_cast<uint64_t>(c.per_p) >> a;
+        uint64_t inv = b;  // Newton: each step doubles the bits where b * inv = 1
+        for (int i = 0; i < 5; ++i) inv *= 2 - b * inv;
         mov(reg_cnt, *n);
-        if (c.per_p == 2) shr(reg_cnt, 1);
+        if (a > 0) shr(reg_cnt, a);
+        if (b > 1) {
+            mov(reg_tmp, inv);
+            imul(reg_cnt, reg_tmp);
+        }
+        test(reg_cnt, reg_cnt);
         jz(l_end, T_NEAR);  // none (whole periods by span_cut: only if it were broken)
     } else {
         mov(reg_cnt, c.per_periods);

@@ -487,8 +487,8 @@ TEST(jit_conf, span_units_where_row_kernels_take_spans) {
     EXPECT_EQ(mono.span_units, 882000 / 8);
     EXPECT_EQ(mono.span_grain, 2);
     EXPECT_EQ(conf(ncx, 1, 1, {20, 30000}, {3, 10001}, near).span_units, (10001 + 7) / 8);
-    // Runs: a span takes whole groups of an up2 run (two vectors from up2_first) or of a
-    // periodic run of one or two vectors a period (span_cut); longer periods, whole rows.
+    // Runs: a span takes whole groups of an up2 run (two vectors from up2_first) or periods of
+    // a periodic run (per_p vectors from per_first; span_cut).
     const jit_conf up2 = conf(ncx, 1, 1, {40000}, {80000}, lin);
     EXPECT_EQ(up2.span_units, 10000) << "up2 groups";
     ASSERT_EQ(up2.up2_first, 1);
@@ -505,20 +505,24 @@ TEST(jit_conf, span_units_where_row_kernels_take_spans) {
     ASSERT_EQ(per2.per_p, 2);
     EXPECT_EQ(per2.span_units, 5000);
     EXPECT_EQ(span_cut(per2, per2.per_first + 3), per2.per_first + 2);
+    const jit_conf per3 = conf(ncx, 1, 1, {32000}, {48000}, lin);
+    ASSERT_EQ(per3.per_p, 3);
+    EXPECT_EQ(per3.span_units, 6000) << "three vectors a period";
+    EXPECT_EQ(span_cut(per3, per3.per_first + 5), per3.per_first + 3);
     // Every cut: at or before x, and never inside a run but on a group's start.
-    for (const jit_conf *c : {&up2, &per1, &per2}) {
+    for (const jit_conf *c : {&up2, &per1, &per2, &per3}) {
         const auto [u0, u1] = run_vectors(*c);
         const int64_t g = c->up2_groups > 0 ? 2 : c->per_p;
         for (int64_t x = 0; x <= c->ow_vecs; ++x) {
             const int64_t y = span_cut(*c, x);
             EXPECT_LE(y, x);
             EXPECT_GE(y, x - std::max<int64_t>(g, c->span_grain) + 1);
-            if (y > u0 && y < u1) EXPECT_EQ((y - u0) % g, 0) << x;
+            if (y > u0 && y < u1) {
+                EXPECT_EQ((y - u0) % g, 0) << x;
+            }
         }
     }
-    const jit_conf per3 = conf(ncx, 1, 1, {32000}, {48000}, lin);
-    ASSERT_EQ(per3.per_p, 3);
-    EXPECT_EQ(per3.span_units, 0) << "three vectors a period: phase by phase";
+
     EXPECT_EQ(conf(ncx, 1, 1, {20, 30000}, {3, 10001}, lin).span_units, 0) << "2-D linear: blends";
     EXPECT_TRUE(conf(ncx, 1, 4, {64, 64}, {16, 80}, near).plane_mode);
     EXPECT_EQ(conf(ncx, 1, 4, {64, 64}, {16, 80}, near).span_units, 0) << "plane mode";

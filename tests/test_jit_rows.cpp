@@ -702,7 +702,7 @@ TEST(jit_bitwise, row_spans) {
         {ncx, 1, 3, {20001}, {40002}, true},           // 2x, three rows, a tail
         {ncx, 1, 1, {30000}, {40000}, true},           // a periodic run of one vector a period
         {ncx, 1, 1, {37500}, {40000}, true},           // two a period, in-lane windows
-        {ncx, 1, 1, {32000}, {48000}, false},          // three a period: whole rows
+        {ncx, 1, 1, {32000}, {48000}, true},           // three a period
     };
     uint32_t seed = 5200;
     int spanned = 0;
@@ -729,7 +729,9 @@ TEST(jit_bitwise, row_spans) {
 
 // Spans through up2 and periodic runs (span_cut): rows that are one run end to end (power-of-two
 // sizes keep the weights exact), and runs beside computed taps, cut by 2 to 7 threads at
-// vectors all over the run; each thread's part starts its run at a whole group.
+// vectors all over the run; each thread's part starts its run at a whole group (periods of
+// more than two vectors: from records, the whole run on one thread phase by phase). NCX rows
+// of one and three channels, and NXC stereo's flat rows.
 TEST(jit_bitwise, row_spans_through_runs) {
     REQUIRE_AVX2();
     threads_and_spelling_restore restore;
@@ -739,17 +741,24 @@ TEST(jit_bitwise, row_spans_through_runs) {
         {61440, 65536},  // two a period (256 bits), in-lane windows
         {40000, 80000},  // up2, then computed taps
         {37500, 40000},  // computed, then two a period
+        {32000, 48000},  // computed, then three a period (phase by phase where whole)
+        {360000, 480000},  // eight a period (256 bits), computed after
+        {45000, 48000},  // six a period
     };
     uint32_t seed = 5300;
     int runs = 0;
     for (bool nt : {false, true}) {
         nt_threshold low(nt ? size_t(1) : size_t(0));
         for (int threads = 2; threads <= 7; ++threads) {
-            if (emulated() && (nt || threads > 3)) continue;
+            if (emulated() && (nt || threads > 3)) continue;  // ~30 s emulated as it is
             omp_set_num_threads(threads);
             for (const auto &[in, out] : rows)
-                for (int64_t c : {1, 3}) {
-                    const auto d = problem_builder().src({1, c, in}).sizes({out}).fmt(data_format::ncx).mode(mode::linear);
+                for (int64_t c : {1, 3, -2}) {  // -2: NXC flat rows of C = 2 (stereo)
+                    if (c < 0 && out == 2 * in) continue;  // up2: flat_c 1 only
+                    if (emulated() && (out > 100000 || c == 3)) continue;
+                    const data_format f = c < 0 ? data_format::nxc : data_format::ncx;
+                    const auto src = c < 0 ? std::vector<int64_t>{1, in, -c} : std::vector<int64_t>{1, c, in};
+                    const auto d = problem_builder().src(src).sizes({out}).fmt(f).mode(mode::linear);
                     const jit_conf jc = make_jit_conf(make_problem(d), get_effective_cpu_isa());
                     EXPECT_GT(jc.span_units, 0) << describe(d);
                     runs += jc.up2_groups > 0 || jc.per_periods > 0;

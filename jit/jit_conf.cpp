@@ -302,7 +302,15 @@ void set_direct(jit_conf &c, const problem &p, kernel_isa k, const h_links &hl, 
     c.c_full = c.C / w;
     c.c_tail = c.C % w;
     c.narrow = lin && c.C < w;  // nearest pixels under a vector: gen_nxc_nearest's small copies
-    if (c.narrow) c.edge_px = narrow_edge_px(p, w, isa != cpu_isa::avx2);
+    if (c.narrow) {
+        c.edge_px = narrow_edge_px(p, w, isa != cpu_isa::avx2);
+        // A forward pixel's store: a vector (AVX2), at 512 bits an xmm or ymm up to C = 8
+        // (jit_interp_kernel::lanes_for); its spill covers ceil(lanes / C) - 1 pixels after it.
+        const int64_t lanes = isa != cpu_isa::avx2 && c.C <= 8 ? (c.C <= 4 ? 4 : 8) : w;
+        c.span_edge_px = (lanes + c.C - 1) / c.C - 1;
+        if (isa == cpu_isa::avx2)  // edge pixels load the vectors that end at their taps' pixels' ends
+            c.span_min_px = c.span_edge_px + first_where(0, c.OW, [&](int64_t o) { return w_tap(p, o).i0 * c.C + c.C >= w; });
+    }
     c.c_bytes = c.C * c.esize;
     c.wtab_stride = lin ? 24 : 8;
     c.rows = p.n * p.out[0] * p.out[1];
@@ -530,7 +538,7 @@ void set_pass(jit_conf &c, const problem &p, const h_links &hl) {
 // spans.
 int64_t span_units(const jit_conf &c, const problem &p) {
     if (c.flat || c.rows >= jit_conf::kSpanMaxRows) return 0;
-    if (!c.pass_engine) return c.nxc_separable || c.narrow ? 0 : c.OW;
+    if (!c.pass_engine) return c.nxc_separable ? 0 : c.OW;
     const bool final_rows = c.algorithm == alg::nearest || p.k == 1;
     const bool rows = !c.plane_mode && !c.h2_pairs && !c.fuse_h && !c.hvol;
     return final_rows && rows ? c.ow_vecs : 0;

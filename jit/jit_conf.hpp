@@ -45,6 +45,12 @@ struct jit_conf {
     // not rewrite is ever left wrong.
     bool narrow = false;
     int64_t edge_px = 0;
+    // Narrow pixels in spans (span_units): a span's last span_edge_px pixels go as edge pixels
+    // too, since their forward stores would spill into the next span, which another thread
+    // makes. So a span may end only where those can load backwards inside the src row (AVX2;
+    // the AVX-512 edge pixels are masked): at pixel span_min_px or later, or at the row's start
+    // (span_cut).
+    int64_t span_edge_px = 0, span_min_px = 0;
     // big_window_table in jit_conf_rules.cpp
     static constexpr int64_t kNarrowTableMax = int64_t(48) << 10;
     // NXC linear (k >= 2) can run separably: the row kernel makes the W step of each src row
@@ -62,8 +68,8 @@ struct jit_conf {
     // evenly (1-D: one row per image, or per channel plane), they share the rows' units
     // instead (jit_kernel_base::for_thread_ranges). span_units is a row's count of them (0:
     // whole rows only):
-    // - the direct NXC row kernels (not narrow pixels, whose stores spill into the next pixel):
-    //   OW pixels, the count in jit_args::px_count;
+    // - the direct NXC row kernels (not separable): OW pixels, the count in jit_args::px_count
+    //   (narrow pixels: and the edge pixels' in px_edge, span_edge_px);
     // - the pass engine's final W pass in row mode (nearest rows, 1-D linear): ow_vecs output
     //   vectors, the tail the last one, the range in jit_pass_args::v0 and v1 (span_cut: where
     //   a span may start).
@@ -605,11 +611,13 @@ inline std::pair<int64_t, int64_t> run_vectors(const jit_conf &c) {
     return {c.ow_full, c.ow_full};
 }
 
-// Where a span may start within its row, at or before unit x (jit_conf::span_units): a
-// multiple of span_grain, and in an up2 or periodic run [u0, u1] a whole number of its groups
-// (two vectors; per_p) from u0, which the run's code takes from there (one base a group). The
-// grain (16-bit nearest's word pairs) does not apply there: runs are linear.
+// Where a span may start within its row, at or before unit x (jit_conf::span_units): for
+// narrow pixels not before span_min_px (but at 0), a multiple of span_grain, and in an up2 or
+// periodic run [u0, u1] a whole number of its groups (two vectors; per_p) from u0, which the
+// run's code takes from there (one base a group). The grain (16-bit nearest's word pairs)
+// does not apply there: runs are linear.
 inline int64_t span_cut(const jit_conf &c, int64_t x) {
+    if (c.narrow && x < c.span_min_px) return 0;
     const auto [u0, u1] = run_vectors(c);
     if (u1 > u0 && x >= u0 && x <= u1) return x - (x - u0) % (c.up2_groups > 0 ? 2 : c.per_p);
     return x - x % c.span_grain;  // never into the run: only x = u1 could round to u1 - 1
@@ -668,6 +676,7 @@ struct jit_args {
     float wd_b[2];       // D-pair kernel: the second row's D weights
     int64_t flags;       // kFlag* bits of this execution
     int64_t px_count;    // conf.span_units row kernels: the pixels to make, from wtab and dst on
+    int64_t px_edge;     // narrow pixels: of those, the last px_edge as edge pixels (a span's end, the row's)
 };
 // The row-pair kernel (jit_conf::row_pairs) reads src[0..2] as the three src rows (the first
 // output row blends rows 0 and 1, the second rows 1 and 2) and writes dst and the row after;

@@ -476,9 +476,15 @@ void jit_interp_kernel<isa>::row_pixels(int64_t n) {
 
 // n pixels: each one's taps (pixel_taps), body, and the step to the next table record.
 template <cpu_isa isa>
-void jit_interp_kernel<isa>::for_pixels(int64_t n, const std::function<void()> &body) {
-    Label l_px;
-    row_pixels(n);
+void jit_interp_kernel<isa>::for_pixels(int64_t n, const std::function<void()> &body, const std::function<void()> &count) {
+    Label l_px, l_none;
+    if (count) {
+        count();
+        test(reg_ow, reg_ow);
+        jz(l_none, T_NEAR);
+    } else {
+        row_pixels(n);
+    }
     L(l_px); {
         pixel_taps();
         body();
@@ -486,6 +492,7 @@ void jit_interp_kernel<isa>::for_pixels(int64_t n, const std::function<void()> &
         dec(reg_ow);
         jnz(l_px, T_NEAR);
     }
+    L(l_none);
 }
 
 // Pixels of at most kUnrollC full vectors: each vector and the tail at their byte offsets
@@ -524,9 +531,18 @@ void jit_interp_kernel<isa>::narrow_loop(const compute_fn &compute, const std::f
     // 0.95-0.98x; 300x300 -> 100x100 C = 4 f32 0.56-0.59x, f16 0.74x; 100x283 -> 200x2061
     // C = 6 f32 0.83-0.91x; 3-D 18x10x31 -> 5x3x14 C = 7 0.77-0.78x; C = 5 and 8 even.
     const int narrow_lanes = lanes_for(c.C);
+    // In a span (conf.span_units; the plain row kernel, as row_pixels) both counts come from
+    // jit_args: px_count pixels, the last px_edge of them edge pixels.
+    const bool spans = c.span_units > 0 && pair_ == pair_kind::none && !w_only_;
     for (const bool edge : {false, true}) {
         const int64_t n = edge ? c.edge_px : c.OW - c.edge_px;
-        if (n == 0) continue;
+        if (n == 0 && !spans) continue;
+        auto count = [&] {
+            mov(reg_ow, ARG(px_edge));
+            if (edge) return;
+            neg(reg_ow);
+            add(reg_ow, ARG(px_count));
+        };
         for_pixels(n, [&] {
             if (kEvex && edge) {
                 compute(c.C, 0, 0);
@@ -541,7 +557,7 @@ void jit_interp_kernel<isa>::narrow_loop(const compute_fn &compute, const std::f
                 compute(narrow_lanes, 0, 0);
             }
             dst_add(static_cast<int>(c.C * out_es));
-        });
+        }, spans ? std::function<void()>(count) : std::function<void()>());
     }
 }
 

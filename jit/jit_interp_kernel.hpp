@@ -91,7 +91,9 @@ private:
     void pixel_loop(const compute_fn &compute, const std::function<void(int)> &dst_add, const compute_fn &compute2 = nullptr,
                     int64_t n_px = -1, int out_es = -1);  // out_es: bytes per output (-1: the dtype's)
     void pixel_taps();
-    void for_pixels(int64_t n, const std::function<void()> &body);  // n pixels: taps, body, next record
+    // n pixels: taps, body, next record; count, where given, sets reg_ow at run time instead
+    // (none: no pixel)
+    void for_pixels(int64_t n, const std::function<void()> &body, const std::function<void()> &count = {});
     void row_pixels(int64_t n);  // reg_ow = n, or jit_args::px_count for a whole row (conf.span_units)
     static constexpr int64_t kUnrollC = 4;  // pixels of up to this many full vectors: unrolled_pixels
     // n full channel vectors of a wider pixel: kUnrollV per loop trip at their byte offsets

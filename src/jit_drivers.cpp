@@ -195,6 +195,10 @@ public:
             a.wtab = tables_.wtab.data() + ow0 * conf_.wtab_stride;
             a.dst = static_cast<uint8_t *>(a.dst) + ow0 * conf_.c_bytes;
             a.px_count = n;
+            // Narrow pixels: the span's last span_edge_px, and any in the row's edge, as edge
+            // pixels (jit_conf::span_edge_px).
+            const int64_t end = ow0 + n, edge_from = std::min(end - conf_.span_edge_px, conf_.OW - conf_.edge_px);
+            a.px_edge = end - std::max(ow0, edge_from);
             fn(&a);
         });
     }
@@ -210,6 +214,7 @@ private:
         const uint8_t *base = src + o.plane * p.in[0] * p.in[1] * conf_.src_row_bytes;
         a.dst = dst + r * conf_.dst_row_bytes;
         a.px_count = conf_.OW;
+        a.px_edge = conf_.edge_px;
         auto row = [&](int64_t id, int64_t ih) { return base + (id * p.in[1] + ih) * conf_.src_row_bytes; };
         if (p.algorithm == alg::nearest) {
             a.src[0] = row(tables_.d.nearest[od], tables_.h.nearest[oh]);

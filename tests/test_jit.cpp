@@ -480,8 +480,27 @@ TEST(jit_conf, span_units_where_row_kernels_take_spans) {
     EXPECT_EQ(conf(nxc, 1, 243, {10, 222}, {3, 201}, lin).span_units, 201);
     EXPECT_EQ(conf(nxc, 255, 64, {4000}, {6000}, lin).span_units, 6000) << "255 rows";
     EXPECT_EQ(conf(nxc, 256, 64, {400}, {600}, lin).span_units, 0) << "256 rows";
-    EXPECT_TRUE(conf(nxc, 1, 2, {44100}, {16000}, lin).narrow);
-    EXPECT_EQ(conf(nxc, 1, 2, {44100}, {16000}, lin).span_units, 0) << "narrow pixels spill";
+    // Narrow pixels: a span's last pixels, whose stores would spill into the next span, go as
+    // edge pixels, so spans end only where those load backwards inside the row (AVX2).
+    const jit_conf stereo = conf(nxc, 1, 2, {44100}, {16000}, lin);
+    EXPECT_TRUE(stereo.narrow);
+    EXPECT_EQ(stereo.span_units, 16000);
+    EXPECT_EQ(stereo.span_edge_px, 3);  // an 8-lane store spills 6 elements: 3 pixels
+    EXPECT_EQ(span_cut(stereo, 0), 0);
+    EXPECT_EQ(span_cut(stereo, stereo.span_min_px - 1), 0);
+    EXPECT_EQ(span_cut(stereo, stereo.span_min_px), stereo.span_min_px);
+    EXPECT_EQ(span_cut(stereo, 8000), 8000);
+    // The first pixel whose taps start 8 elements in (tap pixel 3 of C = 2), plus the 3.
+    int64_t o_min = 0;
+    while (linear_coord(o_min, 44100, 16000, coordinate_transformation_mode::half_pixel).i0 * 2 + 2 < 8) ++o_min;
+    EXPECT_EQ(stereo.span_min_px, o_min + 3);
+    const jit_conf six = conf(nxc, 1, 6, {8000}, {7351}, lin);
+    EXPECT_TRUE(six.narrow);
+    EXPECT_EQ(six.span_edge_px, 1);
+    const jit_conf six512 = make_jit_conf(make_problem(problem_builder().src(layout(nxc, 1, 6, {8000})).sizes({7351}).fmt(nxc).mode(lin)), cpu_isa::avx512_core);
+    ASSERT_TRUE(six512.narrow);
+    EXPECT_EQ(six512.span_edge_px, 1);  // a ymm of 8 lanes
+    EXPECT_EQ(six512.span_min_px, 0);   // edge pixels under an opmask
     const jit_conf mono = conf(ncx, 1, 1, {600000}, {882000}, lin);
     EXPECT_EQ(mono.span_units, mono.ow_vecs);
     EXPECT_EQ(mono.span_units, 882000 / 8);

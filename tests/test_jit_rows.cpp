@@ -703,6 +703,12 @@ TEST(jit_bitwise, row_spans) {
         {ncx, 1, 1, {30000}, {40000}, true},           // a periodic run of one vector a period
         {ncx, 1, 1, {37500}, {40000}, true},           // two a period, in-lane windows
         {ncx, 1, 1, {32000}, {48000}, true},           // three a period
+        {nxc, 1, 6, {8000}, {7351}, true},             // narrow pixels (5.1 audio), down
+        {nxc, 1, 6, {7351}, {8000}, true},             // narrow, up: two edge pixels
+        {nxc, 1, 3, {20000}, {13001}, true},           // narrow C = 3 (flat rows at 512 bits)
+        {nxc, 1, 5, {9000}, {9001}, true},             // narrow C = 5
+        {nxc, 1, 7, {6000}, {5003}, true},             // narrow C = 7
+        {nxc, 1, 6, {2, 9000}, {3, 7001}, true},       // narrow, 2-D, three rows
     };
     uint32_t seed = 5200;
     int spanned = 0;

@@ -69,7 +69,7 @@ using table_bytes = std::vector<uint8_t, line_allocator<uint8_t>>;
 inline void zeroed(table_bytes &t, size_t n) {
     t.clear();
     t.resize(n);
-    std::memset(t.data(), 0, n);
+    if (n > 0) std::memset(t.data(), 0, n);  // an empty vector's data() may be null
 }
 
 struct jit_tables {

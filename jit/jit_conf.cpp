@@ -309,7 +309,7 @@ void set_direct(jit_conf &c, const problem &p, kernel_isa k, const h_links &hl, 
         const int64_t lanes = isa != cpu_isa::avx2 && c.C <= 8 ? (c.C <= 4 ? 4 : 8) : w;
         c.span_edge_px = (lanes + c.C - 1) / c.C - 1;
         if (isa == cpu_isa::avx2)  // edge pixels load the vectors that end at their taps' pixels' ends
-            c.span_min_px = c.span_edge_px + first_where(0, c.OW, [&](int64_t o) { return w_tap(p, o).i0 * c.C + c.C >= w; });
+            c.span_min_px = c.span_edge_px + first_where(0, c.OW, [&](int64_t o) { return narrow_edge_loads_fit(p, o, w); });
     }
     c.c_bytes = c.C * c.esize;
     c.wtab_stride = lin ? 24 : 8;
@@ -458,7 +458,7 @@ void set_pass(jit_conf &c, const problem &p, const h_links &hl) {
     // Taps are neighbours wherever i0 < IW - 1, and i0 never falls as o grows: the pairs end
     // at the first output clamped to the last column, found by bisection.
     if (lin && c.gather_by_insert && c.flat_c == 1 && c.IW >= 2) {
-        const int64_t lo = first_where(0, c.row_out, [&](int64_t o) { return w_tap(p, o).i0 >= c.IW - 1; });
+        const int64_t lo = first_clamped_column(p);  // flat_c 1: row_out columns
         c.pair_vecs = std::min(lo / w, c.ow_full);
         c.pair_tail = c.ow_tail > 0 && lo == c.row_out;
     }
@@ -564,10 +564,7 @@ void set_calc_taps(jit_conf &c, const problem &p) {
     // s and i0 never fall as o grows (each f32 step rounds monotonically). Windows: up to the
     // first vector with a clamped lane (i1 = i0) or whose tap-1 window (from lane 0's element
     // i0 * C, plus C) would pass the row's end; the gather path: its pairs.
-    const int64_t end = c.window ? std::min(c.ow_full, first_where(0, O, [&](int64_t o) {
-                                                 return linear_coord(o, I, O, ctm).i0 >= I - 1;
-                                             }) / px)
-                                 : c.pair_vecs;
+    const int64_t end = c.window ? std::min(c.ow_full, first_clamped_column(p) / px) : c.pair_vecs;
     c.calc_first = first_where(0, end, [&](int64_t v) { return src_coord(v * px, I, O, ctm) >= 0.f; });
     c.calc_end = first_where(c.calc_first, end, [&](int64_t v) {
         return c.window && linear_coord(v * px, I, O, ctm).i0 * fc > c.row_in - fc - w;

@@ -289,15 +289,15 @@ struct jit_conf {
     // spelling): its pairs prefix, the lanes' i0 spilled to the stack for the pair loads.
     // The lanes' o are an f32 counter stepped by simd_w while o + 0.5 is exact (OW <= 2^23,
     // align_corners 2^24); past that (calc_int) an s32 counter converted each vector, as the
-    // reference's (float)o is, one vcvtdq2ps more. f32 rows only: AVX2 16-bit rows computed
-    // this way (windows widened for vpermps, constants from the pool, the rounding in the
-    // temporaries) ran 1.15-1.18x the time in bf16 and 0.95-0.98x in f16 (160000 -> 441000,
-    // 50000 -> 73529 C = 4; bench_ab), their tables' byte-control selects being cheaper than
-    // f32's. flat_c 1, or 2, 4 (8 at 512 bits) on the window path, whose vectors then hold
-    // whole columns (lane element i0 * C + channel, tap 1's window C on); no unit_w; on the
-    // larger side of an up2 or periodic run (run_vectors), which reads no records either;
-    // row mode and W-plane rows, not the fused, h2 or flat kernels. calc_mul and calc_div: the formula's f32 factors, (float)I and (float)O
-    // (half_pixel) or (float)(I - 1) and (float)(O - 1).
+    // reference's (float)o is, one vcvtdq2ps more. f32 rows only: AVX2 16-bit rows computed this
+    // way (windows widened for vpermps, constants from the pool, the rounding in the temporaries)
+    // ran 1.15-1.18x the time in bf16 and 0.95-0.98x in f16 (160000 -> 441000, 50000 -> 73529
+    // C = 4; bench_ab), their tables' byte-control selects being cheaper than f32's. flat_c 1, or
+    // 2, 4 (8 at 512 bits) on the window path, whose vectors then hold whole columns (lane
+    // element i0 * C + channel, tap 1's window C on); no unit_w; on the larger side of an up2 or
+    // periodic run (run_vectors), which reads no records either; row mode and W-plane rows, not
+    // the fused, h2 or flat kernels. calc_mul and calc_div: the formula's f32 factors, (float)I
+    // and (float)O (half_pixel) or (float)(I - 1) and (float)(O - 1).
     // Only where the range's records come to kCalcMinBytes, past most of a 512 KiB L2: on the
     // Zen 3 VM (bench_ab, f32, 1 thread) computing costs ~6.5 cycles a vector against ~3.6
     // with the records in L1 (500 -> 750 C = 256, forced: 1.82x the time) and about as much

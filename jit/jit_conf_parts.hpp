@@ -54,6 +54,20 @@ int64_t first_where(int64_t lo, int64_t hi, Pred pred) {
     return lo;
 }
 
+// The first output column clamped to the last src column (i0 = IW - 1, so i1 = i0), or OW:
+// where tap pairs end, found by bisection.
+inline int64_t first_clamped_column(const problem &p) {
+    return first_where(0, p.out[2], [&](int64_t o) { return w_tap(p, o).i0 >= p.in[2] - 1; });
+}
+
+// Whether a narrow edge pixel at output column o (AVX2: each tap the w elements that end at
+// its pixel's end, C channels a pixel) loads inside the src row: its lower tap's pixel ends w
+// or more elements in. Never true before some o, always after (the taps never fall).
+inline bool narrow_edge_loads_fit(const problem &p, int64_t o, int64_t w) {
+    const linear_tap t = w_tap(p, o);
+    return std::min(t.i0, t.i1) * p.c + p.c >= w;
+}
+
 // Rows of row_in src and row_out dst elements, in vectors of simd_w lanes.
 void set_row_lengths(jit_conf &c, int64_t row_in, int64_t row_out);
 // Rows as flat runs of W * flat_c elements.

@@ -32,10 +32,7 @@ int64_t narrow_edge_px(const problem &p, int64_t w, bool masked) {
         const linear_tap t = w_tap(p, o);
         return (OW - o) * C < w || std::max(t.i0, t.i1) * C + w > IW * C;
     });
-    if (first < OW && !masked) {
-        const linear_tap t = w_tap(p, first);
-        if (std::min(t.i0, t.i1) * C + C < w) return -1;
-    }
+    if (first < OW && !masked && !narrow_edge_loads_fit(p, first, w)) return -1;
     return OW - first;
 }
 }  // namespace conf_detail

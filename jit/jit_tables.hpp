@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
-#include <utility>
 #include <vector>
 
 #include "../src/numeric.hpp"
@@ -51,13 +50,10 @@ struct line_allocator {
     // A vector fills elements through its allocator one at a time unless that is std::allocator
     // (whose bytes get a memset): assign(n, 0) was a byte loop, 7 ms of an 18 MB table's
     // creation. Elements made without a value are left as they are; zeroed() memsets them.
+    // (With a value, allocator_traits constructs them in place, this overload not applying.)
     template <typename U>
     void construct(U *p) noexcept {
         ::new (static_cast<void *>(p)) U;
-    }
-    template <typename U, typename... A>
-    void construct(U *p, A &&...a) {
-        ::new (static_cast<void *>(p)) U(std::forward<A>(a)...);
     }
     template <typename U>
     bool operator==(const line_allocator<U> &) const { return true; }

@@ -469,8 +469,9 @@ struct jit_conf {
     // Nearest with an NT-sized dst whose rows cannot take aligned NT stores (NXC pixels that
     // are not whole vectors, as f32 C = 21; NCX rows of OW % simd_w != 0): the row kernel writes
     // a row into per-thread scratch at stream_off, where it stays in L1/L2, and a stream copy
-    // (jit_stream_copy.hpp) writes it with aligned NT stores to each dst row that repeats its
-    // src row. Only where H upsampling by 2x or more makes rows repeat; rows over kStreamRowMax
+    // (jit_stream_copy.hpp) writes it with aligned NT stores to the dst rows that repeat its
+    // src row, all of them as one region (scratch: the row, then its first 64 bytes again).
+    // Only where H upsampling by 2x or more makes rows repeat; rows over kStreamRowMax
     // would not stay in L2. Otherwise plain stores. Direct NXC 3-D linear likewise, each row
     // (a D pair: both rows) once, where dst passes stream_min_bytes (jit_conf_stores.cpp).
     static constexpr int64_t kStreamRowMax = int64_t(256) << 10;
@@ -480,7 +481,7 @@ struct jit_conf {
     // simd_w != 0), so that most rows start off a cache line and nearly every full-vector
     // store of the row kernel splits two lines, with H or D upsampling: executions with plain
     // stores make each distinct row once into scratch at stream_off (whole-vector stores, one
-    // line each) and copy it to every dst row that repeats it with the row copy, which stores
+    // line each) and copy it to the dst rows that repeat it (one region) with the row copy, which stores
     // whole aligned lines (jit_stream_copy.hpp). Split stores to lines outside L1 cost several
     // cycles each: 108x233 -> 207x362 C = 4 ran 2.3x slower than -> 207x352 (Xeon dev VM).
     bool copy_aligned = false;
@@ -660,10 +661,13 @@ struct jit_pass_args {
     int64_t v0, v1;     // W pass, conf.span_units: output vectors [v0, v1) of the row (dst at v0, tab at stored_record(v0); v1 = ow_vecs: to the end)
 };
 
-// The stream copy's ABI: one row of jit_conf::dst_row_bytes from src to dst (any alignment).
+// The stream copy's ABI: `rows` copies of one row of jit_conf::dst_row_bytes from src, end to
+// end from dst (any alignment). More than one row only where the row is 64 bytes or more and
+// src holds its first 64 bytes again after its end (jit_stream_copy.hpp).
 struct jit_copy_args {
     const void *src;
     void *dst;
+    int64_t rows = 1;
 };
 
 struct jit_args {

@@ -87,9 +87,9 @@ void set_stores(jit_conf &c, const problem &p) {
         // rarely repeat pay the trip through scratch for little (30x1000 -> 31x1001: 1.05-1.48x).
         const bool up = 4 * p.out[0] >= 5 * p.in[0] || 4 * p.out[1] >= 5 * p.in[1];
         c.copy_aligned = c.pass_engine && up && c.row_out % w != 0 && c.dst_row_bytes <= jit_conf::kStreamRowMax;
-        if (c.nt_stream || c.copy_aligned) {
+        if (c.nt_stream || c.copy_aligned) {  // the row, then its first 64 bytes again (jit_stream_copy.hpp)
             c.stream_off = (c.scratch_bytes + 63) / 64 * 64;
-            c.scratch_bytes = c.stream_off + c.dst_row_bytes;
+            c.scratch_bytes = c.stream_off + c.dst_row_bytes + 64;
         }
     }
     // Direct NXC 3-D linear rows that cannot take aligned NT stores (pixels that are not whole

@@ -1,7 +1,8 @@
 // A row copy. With non-temporal stores, it is how nearest streams rows that cannot take
 // aligned NT stores (jit_conf::nt_stream: NXC pixels that are not whole vectors, NCX rows of
 // OW % simd_w != 0): the row kernel writes the row into per-thread scratch (it stays in L1/L2),
-// and this part copies it to every dst row that repeats it; direct NXC 3-D linear rows of such
+// and this part copies it to the dst rows that repeat it, a run of them per call (one region:
+// whole lines across the rows; jit_stream_copy.cpp); direct NXC 3-D linear rows of such
 // pixels likewise, once each, where dst passes the LLC. With plain stores, it copies a
 // nearest row that repeats the previous one from that row (jit_conf::copy_rows, and the pass
 // engine's row mode): glibc's memcpy of such a row ran 20-30x slower when dst - src was 16-31

@@ -167,14 +167,20 @@ public:
                     step(o);
                     continue;
                 }
-                if (stream_fn && nearest) {  // the row once into scratch, then streamed to each row that repeats it
-                    const jit_copy_args ca{scratch + conf_.stream_off, a.dst};
+                if (stream_fn && nearest) {  // the row once into scratch, then streamed to the rows that repeat it
+                    // The rows from r with this row's H tap, in this range and (od, plane), as one
+                    // region (whole lines across its rows; jit_stream_copy.hpp).
+                    int64_t n = 1;
+                    while (r + n < r1 && o.oh + n < OH && tables_.h.nearest[o.oh + n] == tables_.h.nearest[o.oh]) ++n;
+                    const jit_copy_args ca{sbuf, a.dst, n};
                     if (a.src[0] != prev) {
-                        a.dst = scratch + conf_.stream_off;
+                        a.dst = sbuf;
                         fn(&a);
                         prev = a.src[0];
+                        std::memcpy(sbuf + rb, sbuf, 64);  // nt_stream rows are 64 bytes or more
                     }
                     stream_fn(&ca);
+                    for (; n > 1; --n, ++r) step(o);
                     continue;
                 }
                 // Nearest: a row with the previous row's src row is a copy of it, straight from

@@ -262,16 +262,28 @@ private:
         for (int64_t r = r0; r < r1; ++r, step(o)) {
             const int64_t key = nearest_src_row(o);
             uint8_t *out = dst + r * conf_.dst_row_bytes;
-            if (via_fn) {  // the row once into scratch, then streamed or copied to each row that repeats it
+            if (via_fn) {  // the row once into scratch, then streamed or copied to the rows that repeat it
+                // The run of rows from r with this src row, in this range, goes as one region
+                // (whole lines across its rows; jit_stream_copy.hpp): rows of 64 bytes or more.
+                int64_t n = 1;
+                row_id last = o;
+                if (conf_.dst_row_bytes >= 64)
+                    for (row_id on = o; r + n < r1; ++n, last = on) {
+                        step(on);
+                        if (nearest_src_row(on) != key) break;
+                    }
                 if (key != prev) {
                     a.src = src + key * conf_.src_row_bytes;
                     a.dst = row_buf;
-                    prefetch_next(o, r, r1, key, src);
+                    prefetch_next(last, r + n - 1, r1, key, src);
                     fn(&a);
                     prev = key;
+                    if (conf_.dst_row_bytes >= 64) std::memcpy(row_buf + conf_.dst_row_bytes, row_buf, 64);
                 }
-                const jit_copy_args ca{row_buf, out};
+                const jit_copy_args ca{row_buf, out, n};
                 via_fn(&ca);
+                r += n - 1;
+                o = last;
                 continue;
             }
             // The same src row as the row just written: a bit copy, unless that row went out

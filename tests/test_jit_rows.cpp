@@ -1,10 +1,47 @@
 // Bitwise against the reference (test_jit.cpp): nearest row copies and pairs, and the 2-D NXC
 // linear rows (row pairs, same-taps runs, pixel pairs, NT lines, separable channels, word
 // pairs, two-window rows, pixel-line pairs).
+#include <immintrin.h>
+
+#include <random>
+
+#include "../jit/jit_stream_copy.hpp"
 #include "jit_test_util.hpp"
 
 using namespace xinterp;
 using namespace xinterp::jt;
+
+// The row copy itself (jit_stream_copy): `rows` repeats of a row end to end from any dst
+// alignment, with NT and with plain stores, against the same bytes written by hand. Rows of
+// 1-63 bytes go one at a time (as the drivers call them); from 64 bytes, regions of 1-9 repeats
+// whose inner lines straddle two repeats (src holds the row's first 64 bytes again after it).
+// Guard bytes on either side of the region stay untouched.
+TEST(jit_stream_copy, regions_of_repeated_rows) {
+    REQUIRE_AVX2();
+    std::mt19937 rng(77);
+    for (const int64_t bytes : {1, 2, 3, 7, 31, 63, 64, 65, 100, 127, 128, 129, 191, 520, 1040, 4100}) {
+        for (const bool nt : {false, true}) {
+            jit_stream_copy k(bytes, nt);
+            k.generate();
+            std::vector<uint8_t> row(bytes + 64);
+            for (auto &b : row) b = static_cast<uint8_t>(rng());
+            for (int64_t j = 0; j < 64 && bytes >= 64; ++j) row[bytes + j] = row[j];
+            const int64_t max_rows = bytes >= 64 ? 9 : 1;
+            for (int64_t rows = 1; rows <= max_rows; ++rows)
+                for (int64_t off = 0; off < 64; off += (bytes >= 64 ? 1 : 7)) {
+                    const int64_t n = rows * bytes;  // 64 guard bytes on either side, at least
+                    std::vector<uint8_t> buf(static_cast<size_t>(n + 4 * 64), 0xa5), want = buf;
+                    const uintptr_t p0 = reinterpret_cast<uintptr_t>(buf.data());
+                    const int64_t at = static_cast<int64_t>((p0 + 63) / 64 * 64 - p0) + 64 + off;  // off bytes past a line
+                    for (int64_t i = 0; i < n; ++i) want[at + i] = row[i % bytes];
+                    const jit_copy_args a{row.data(), buf.data() + at, rows};
+                    k.fn()(&a);
+                    _mm_sfence();
+                    ASSERT_TRUE(buf == want) << "bytes=" << bytes << " nt=" << nt << " rows=" << rows << " dst offset=" << off;
+                }
+        }
+    }
+}
 
 // Nearest rows that repeat the row before are copied from it by the generated row copy
 // (jit_stream_copy with plain stores), not glibc's memcpy: rows under 64 bytes (head and tail

@@ -287,7 +287,8 @@ struct jit_conf {
     // from i0 of lane 0 (the table's base there), tap 1's one element on, the same selects
     // for both (c.window bounds every vector's tap-0 span). The gather path (AVX2's insert
     // spelling): its pairs prefix, the lanes' i0 spilled to the stack for the pair loads.
-    // The lanes' o are an f32 counter stepped by simd_w while o + 0.5 is exact (OW <= 2^23,
+    // Nearest (row mode, windows or vgatherdps) likewise, i = roundf(s) in place of i0
+    // (kCalcNearestRowMinBytes, below). The lanes' o are an f32 counter stepped by simd_w while o + 0.5 is exact (OW <= 2^23,
     // align_corners 2^24); past that (calc_int) an s32 counter converted each vector, as the
     // reference's (float)o is, one vcvtdq2ps more. f32 rows only: AVX2 16-bit rows computed this
     // way (windows widened for vpermps, constants from the pool, the rounding in the temporaries)
@@ -311,6 +312,17 @@ struct jit_conf {
     // 1.0-1.1x (cold 0.47x and 0.56x); 2000000 -> 700000 (14 MB) 0.72x and 4410000 ->
     // 1600000 (32 MB) 0.55x warm (xinterp bench).
     static constexpr int64_t kCalcMinBytes = int64_t(384) << 10;
+    // Nearest (f32, windows and vgatherdps, row mode) computes its lanes' indices the same way,
+    // roundf(s) as trunc(s) plus one where the exact fraction is 0.5 or more: ~11 cycles a
+    // 16-lane vector on the Xeon dev VM (the divide), against a 128-byte record per vector
+    // (8 bytes an output, twice the f32 output itself). bench_ab there, 1 thread, against
+    // records: 1-D 30000 -> 60000 (480 KB of records) 1.76x the time warm (records in its
+    // 2 MiB L2) and 0.46x cold, 50000 -> 73529 (588 KB) 1.51x warm; 89000 -> 131072 (1 MiB)
+    // 0.72x warm, 0.57x cold; 178000 -> 262144 0.47x / 0.56x; 356000 -> 524288 0.44x / 0.55x;
+    // C = 4 50000 -> 73529 (the 588 KB re-read each row, evicted by the rows between) 0.82x;
+    // C = 2 100000 -> 147000 0.58x, C = 3 40000 -> 140000 0.67x. So a single row computes
+    // from kCalcNearestRowMinBytes of records, more rows from kCalcMinBytes.
+    static constexpr int64_t kCalcNearestRowMinBytes = int64_t(1) << 20;
     int64_t calc_first = 0, calc_end = 0;
     bool calc_half = false, calc_int = false;
     float calc_mul = 0.f, calc_div = 0.f;

@@ -68,7 +68,7 @@ void w_taps(const jit_conf &c, std::vector<std::string> &v) {
     if (c.pair_vecs || c.pair_tail) s += ", both taps from one load on " + count(c.pair_vecs + (c.pair_tail ? 1 : 0), "vector") + " (pair_vecs)";
     v.push_back(s);
     if (c.calc_end > c.calc_first)
-        v.push_back("taps and weights of vectors " + num(c.calc_first) + " to " + num(c.calc_end - 1) +
+        v.push_back(std::string(c.algorithm == alg::nearest ? "src indices" : "taps and weights") + " of vectors " + num(c.calc_first) + " to " + num(c.calc_end - 1) +
                     " computed from the output index, no table read (calc_first, calc_end)");
     if (c.up2_groups)
         v.push_back("2x by shuffles: " + count(c.up2_groups, "group") + " of two vectors from vector " + num(c.up2_first) + " (up2_groups)");

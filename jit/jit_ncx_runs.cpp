@@ -430,11 +430,29 @@ void jit_ncx_wpass<isa>::calc_coords(int s) {
     if (c.calc_half) vsubps(r.t, r.t, vmm_chalf);
     vcvttps2dq(r.i, r.t);  // i0 = (int)t, t >= 0
     const int fc = static_cast<int>(c.flat_c);
+    const bool near = c.algorithm == alg::nearest;
+    if (near) {
+        // roundf(s), s >= 0: trunc(s), plus 1 where the fraction s - trunc(s) (exact: s below
+        // 2^23, and 0 past it) is 0.5 or more. s + 0.5 truncated would be wrong where the sum
+        // rounds up (s = 0.49999997f: 1, not 0).
+        vcvtdq2ps(r.u, r.i);
+        vsubps(r.u, r.t, r.u);
+        if constexpr (kEvex) {
+            vcmpps(k_tmp, r.u, vmm_chalf, 0x1d);  // >=, ordered, quiet
+            vpmovm2d(r.u, k_tmp);
+        } else {
+            vcmpps(r.u, r.u, vmm_chalf, 0x1d);
+        }
+        vpsubd(r.i, r.i, r.u);  // minus -1 where rounding up
+    }
     if (c.window && fc == 1) vmovd(r.base.cvt32(), Xmm(r.i.getIdx()));  // first: the window load waits on it
-    vcvtdq2ps(r.u, r.i);
-    vsubps(r.t, r.t, r.u);  // w1 = t - (float)i0
-    if (!c.window) {  // the gather path's pairs: both taps from i0
-        vmovdqu(calc_spill(s), r.i);
+    if (!near) {
+        vcvtdq2ps(r.u, r.i);
+        vsubps(r.t, r.t, r.u);  // w1 = t - (float)i0
+    }
+    if (!c.window) {  // the gather path's pairs (nearest: its lanes): both taps from i0
+        if constexpr (kEvex) vmovdqu32(calc_spill(s), r.i);
+        else vmovdqu(calc_spill(s), r.i);
     } else {
         if (fc > 1) {  // flat rows: element i0 * C + channel; lane 0 holds channel 0
             vpslld(r.i, r.i, fc == 2 ? 1 : fc == 4 ? 2 : 3);
@@ -466,7 +484,7 @@ void jit_ncx_wpass<isa>::calc_coords(int s) {
 // System V red zone, the 128 bytes below rsp that a leaf function may use unannounced.
 template <cpu_isa isa>
 Address jit_ncx_wpass<isa>::calc_spill(int s) const {
-    return ptr[rsp - 32 * (s + 1)];
+    return ptr[rsp - simd_w * 4 * (s + 1)];  // two zmm fill the red zone
 }
 
 // Set s's vector: its taps (two windows, or the gather path's pair loads) and the blend,
@@ -476,6 +494,23 @@ void jit_ncx_wpass<isa>::calc_blend(int s, int slot) {
     const calc_set r = calc_regs(s);
     const Vmm w0 = Vmm(kEvex ? 21 : kT3);
     slot_ = slot;
+    if (conf_.algorithm == alg::nearest) {  // a bit copy of each lane's element, as nearest_vector
+        if (conf_.window) {
+            vpermd(vmm_a, r.i, ptr[reg_src + r.base * 4]);
+        } else if constexpr (kEvex) {
+            vmovdqu32(vmm_idx, calc_spill(s));
+            kxnorw(k_tmp, k_tmp, k_tmp);  // the gather clears its mask
+            vpgatherdd(vmm_a | k_tmp, ptr[reg_src + vmm_idx * 4]);
+        } else {
+            vmovdqu(vmm_idx, calc_spill(s));
+            vpcmpeqd(vmm_mask, vmm_mask, vmm_mask);
+            vpgatherdd(vmm_a, ptr[reg_src + vmm_idx * 4], vmm_mask);
+        }
+        const Address next = ptr[out() + conf_.dst_row_bytes];
+        store_u32_bits(conf_.esize, ptr[out()], vmm_a, simd_w, nt_, dup_ ? &next : nullptr);
+        slot_ = 0;
+        return;
+    }
     if (!conf_.window) {  // taps 0 and 1 of every lane in kPairRegs[0][1] and [0][3]
         gather_pairs(reg_src, nullptr, calc_spill(s).getRegExp());
         vsubps(vmm_a, vmm_cone, r.t);  // w0 = 1 - w1

@@ -668,14 +668,50 @@ TEST(jit_conf, computed_taps_where_records_come_from_far) {
     EXPECT_EQ(linear_conf({1, 1, 600000}, {882000}).calc_end, 0);
 }
 
+// Nearest computes its lanes' indices (jit_conf::kCalcNearestRowMinBytes): a single row from
+// 1 MiB of records (8 bytes an output), more rows from kCalcMinBytes; up to the first vector
+// with a lane at the last src column or a window past the row's end; the gather path too;
+// never 16-bit, nor plane mode's short rows.
+TEST(jit_conf, nearest_computed_taps_where_records_come_from_far) {
+    auto conf = [](std::vector<int64_t> src, std::vector<int64_t> out, kernel_isa k = kernel_isa(cpu_isa::avx2),
+                   data_type t = data_type::f32) {
+        const auto d = problem_builder().src(src).sizes(out).fmt(data_format::ncx).mode(mode::nearest).dt(t);
+        return make_jit_conf(make_problem(d), k);
+    };
+    const problem row = make_problem(problem_builder().src({1, 1, 240000}).sizes({480000}).fmt(data_format::ncx).mode(mode::nearest));
+    for (const kernel_isa k : {kernel_isa(cpu_isa::avx2), kernel_isa(cpu_isa::avx512_core)}) {
+        const jit_conf c = conf({1, 1, 240000}, {480000}, k);
+        ASSERT_TRUE(c.window);
+        EXPECT_EQ(c.calc_first, 1);  // vector 0's lane 0: s = -0.25
+        // The last vector whose lanes all map below the last src column, and whose window fits.
+        const int64_t w = c.simd_w, I = 240000, O = 480000;
+        int64_t end = 0;
+        while (end < c.ow_full && nearest_index(end * w + w - 1, I, O, row.ctm) < I - 1 && nearest_index(end * w, I, O, row.ctm) + w <= I) ++end;
+        EXPECT_EQ(c.calc_end, end);
+        EXPECT_FALSE(c.calc_int);
+    }
+    EXPECT_EQ(conf({1, 1, 50000}, {73529}).calc_end, 0);                                    // 588 KB: one row keeps them
+    EXPECT_GT(conf({1, 1, 100000}, {150000}).calc_end, 0);                                  // 1.2 MB
+    EXPECT_GT(conf({1, 4, 50000}, {73529}).calc_end, 0);                                    // four rows: from 384 KiB
+    EXPECT_GT(conf({1, 1, 400000}, {150000}, kernel_isa(cpu_isa::avx512_core)).calc_end, 0);  // vgatherdps
+    EXPECT_EQ(conf({1, 1, 240000}, {480000}, kernel_isa(cpu_isa::avx2), data_type::bf16).calc_end, 0);
+    EXPECT_EQ(conf({1, 1, 240000}, {480000}, kernel_isa(cpu_isa::avx2), data_type::f16).calc_end, 0);
+    const calc_taps_mode on(1);
+    const jit_conf plane = conf({1, 64, 30, 40}, {60, 80});
+    EXPECT_TRUE(plane.plane_mode);
+    EXPECT_EQ(plane.calc_end, 0);
+}
+
 // Computed taps, bitwise, forced on wherever the kernel can take them (f32; the
 // 16-bit cases keep their tables): 1-D rows up and down a little (the W pass writes dst, NT
 // or not; single rows past 128 KiB of dst split into spans on 2-4 threads, so a span starts
 // and ends inside the computed range), both transforms, rows whose last bases move left,
 // short rows, downsampling on the gather path (both spellings: vgatherdps computes nothing),
 // NXC with C = 1, and 2-D and 3-D W rows and W-planes into scratch; specials and guard
-// pages; with the f32 counter and with the s32 one that rows past 2^23 outputs take.
-TEST(jit_bitwise, linear_computed_taps) {
+// pages; with the f32 counter and with the s32 one that rows past 2^23 outputs take. Linear,
+// and nearest (windows and vgatherdps in row mode; its row pairs and row copies, H up): the
+// same shapes.
+static void computed_taps_sweep(mode m, uint32_t seed) {
     REQUIRE_AVX2();
     threads_and_spelling_restore restore;
     struct shape {
@@ -715,7 +751,6 @@ TEST(jit_bitwise, linear_computed_taps) {
         {ncx, 2, {40, 300}, {90, 450}},   //
         {ncx, 1, {2, 3, 500}, {3, 4, 700}},  // 3-D
     };
-    uint32_t seed = 9100;
     int computed = 0;
     for (int counter : {1, 2}) {  // f32 counter; s32 counter (calc_int)
         const calc_taps_mode on(counter);
@@ -730,7 +765,7 @@ TEST(jit_bitwise, linear_computed_taps) {
                             for (auto t : kTypes) {
                                 // The emulator lane: 2 threads, f32 (16-bit rows keep their tables), plain.
                                 if (emulated() && (threads != 2 || nt || spelling == 1 || t != data_type::f32)) continue;
-                                const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(mode::linear).ctm(ct).dt(t);
+                                const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(m).ctm(ct).dt(t);
                                 const jit_conf hc = host_conf(d);
                                 computed += hc.calc_end > hc.calc_first;
                                 ++seed;
@@ -743,6 +778,9 @@ TEST(jit_bitwise, linear_computed_taps) {
     }
     EXPECT_GT(computed, 0);
 }
+
+TEST(jit_bitwise, linear_computed_taps) { computed_taps_sweep(mode::linear, 9100); }
+TEST(jit_bitwise, nearest_computed_taps) { computed_taps_sweep(mode::nearest, 9600); }
 
 // Rows past 2^23 outputs (jit_conf::calc_int: the counter in s32, converted each vector as
 // the reference converts o), both transforms, 1 and 2 threads (spans). f32 only: the 16-bit

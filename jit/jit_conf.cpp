@@ -553,13 +553,14 @@ void set_calc_taps(jit_conf &c, const problem &p) {
     // Linear: windows, or the gather path's pairs. Nearest: windows or hardware gathers, row
     // mode only (plane mode's rows are 512 bytes at most).
     const bool near = c.algorithm == alg::nearest;
-    const bool taps = near ? !c.plane_mode && ((c.window && !c.short_window()) || (!c.window && !c.window2 && !c.gather_by_insert))
-                           : (c.window && !c.short_window()) || c.gather_by_insert;
+    const bool hw_gathers = !c.window && !c.window2 && !c.gather_by_insert;  // vgatherdps
+    const bool taps = near ? !c.plane_mode && ((c.window && !c.short_window()) || hw_gathers)
+                           : (c.window && !c.short_window()) || c.gather_by_insert || hw_gathers;
     // Flat rows (NXC, C < simd_w) whose vectors hold whole columns: C dividing simd_w.
     const int64_t fc = c.flat_c;
     const bool cols = fc == 1 || (c.window && c.simd_w % fc == 0);
     const bool can = c.pass_engine && taps && c.dt == data_type::f32 && cols &&
-                     !c.unit_w && (near || c.window || c.pair_vecs > 0) &&
+                     !c.unit_w && (near || c.window || hw_gathers || c.pair_vecs > 0) &&
                      !c.fuse_h && !c.h2_pairs && !c.wplane_cols && !c.flat && !c.flat_w &&
                      c.row_in < (int64_t(1) << 31) && c.OW < (int64_t(1) << 31);
     const int mode = g_calc_taps.load();
@@ -572,7 +573,9 @@ void set_calc_taps(jit_conf &c, const problem &p) {
     // where the clamp could act) or whose window (simd_w elements from lane 0's i * C) would
     // pass the row's end.
     const int64_t last_col = near ? first_where(0, O, [&](int64_t o) { return nearest_index(o, I, O, ctm) >= I - 1; }) / px : 0;
-    const int64_t end = near ? std::min(c.ow_full, last_col) : c.window ? std::min(c.ow_full, first_clamped_column(p) / px) : c.pair_vecs;
+    const int64_t end = near                    ? std::min(c.ow_full, last_col)
+                        : c.window || hw_gathers ? std::min(c.ow_full, first_clamped_column(p) / px)
+                                                 : c.pair_vecs;
     c.calc_first = first_where(0, end, [&](int64_t v) { return src_coord(v * px, I, O, ctm) >= 0.f; });
     c.calc_end = first_where(c.calc_first, end, [&](int64_t v) {
         if (near) return c.window && nearest_index(v * px, I, O, ctm) * fc > c.row_in - w;
@@ -588,8 +591,9 @@ void set_calc_taps(jit_conf &c, const problem &p) {
         else c.calc_first = std::max(c.calc_first, u1);
     }
     // The gather path's records only where they would not stay in the LLC (jit_conf.hpp).
-    const int64_t min_bytes = near ? (c.rows == 1 ? jit_conf::kCalcNearestRowMinBytes : jit_conf::kCalcMinBytes)
-                              : c.window ? jit_conf::kCalcMinBytes : one_thread_llc_bytes() / 4;
+    const int64_t min_bytes = near || hw_gathers ? (c.rows == 1 ? jit_conf::kCalcNearestRowMinBytes : jit_conf::kCalcMinBytes)
+                              : c.window         ? jit_conf::kCalcMinBytes
+                                                 : one_thread_llc_bytes() / 4;
     if (c.calc_end <= c.calc_first || (mode == -1 && (c.calc_end - c.calc_first) * c.rec_bytes < min_bytes)) {
         c.calc_first = c.calc_end = 0;
         return;

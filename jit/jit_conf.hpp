@@ -288,7 +288,8 @@ struct jit_conf {
     // for both (c.window bounds every vector's tap-0 span). The gather path (AVX2's insert
     // spelling): its pairs prefix, the lanes' i0 spilled to the stack for the pair loads.
     // Nearest (row mode, windows or vgatherdps) likewise, i = roundf(s) in place of i0
-    // (kCalcNearestRowMinBytes, below). The lanes' o are an f32 counter stepped by simd_w while o + 0.5 is exact (OW <= 2^23,
+    // (kCalcNearestRowMinBytes, below), and linear on vgatherdps: two gathers a vector from
+    // the spilled i0, on nearest's rule. The lanes' o are an f32 counter stepped by simd_w while o + 0.5 is exact (OW <= 2^23,
     // align_corners 2^24); past that (calc_int) an s32 counter converted each vector, as the
     // reference's (float)o is, one vcvtdq2ps more. f32 rows only: AVX2 16-bit rows computed this
     // way (windows widened for vpermps, constants from the pool, the rounding in the temporaries)

@@ -511,6 +511,25 @@ void jit_ncx_wpass<isa>::calc_blend(int s, int slot) {
         slot_ = 0;
         return;
     }
+    if (!conf_.window && !conf_.gather_by_insert) {  // vgatherdps: tap 1 is the next element (i1 = i0 + 1)
+        for (int t = 0; t < 2; ++t) {
+            const Vmm &v = t == 0 ? vmm_a : vmm_b;
+            if constexpr (kEvex) {
+                vmovdqu32(vmm_idx, calc_spill(s));
+                kxnorw(k_tmp, k_tmp, k_tmp);  // the gather clears its mask
+                vgatherdps(v | k_tmp, ptr[reg_src + vmm_idx * 4 + 4 * t]);
+            } else {
+                vmovdqu(vmm_idx, calc_spill(s));
+                vpcmpeqd(vmm_mask, vmm_mask, vmm_mask);
+                vgatherdps(v, ptr[reg_src + vmm_idx * 4 + 4 * t], vmm_mask);
+            }
+        }
+        vsubps(vmm_idx, vmm_cone, r.t);  // w0 = 1 - w1
+        step(vmm_a, vmm_a, vmm_idx, vmm_b, r.t);
+        store_result(ptr[out()], vmm_a, simd_w);
+        slot_ = 0;
+        return;
+    }
     if (!conf_.window) {  // taps 0 and 1 of every lane in kPairRegs[0][1] and [0][3]
         gather_pairs(reg_src, nullptr, calc_spill(s).getRegExp());
         vsubps(vmm_a, vmm_cone, r.t);  // w0 = 1 - w1

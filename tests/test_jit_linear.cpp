@@ -643,8 +643,14 @@ TEST(jit_conf, computed_taps_where_records_come_from_far) {
     EXPECT_EQ(far.calc_first, 0);
     EXPECT_EQ(far.calc_end, far.pair_vecs);
     EXPECT_EQ(linear_conf({1, 1, 30000}, {10000}).calc_end, 0);
+    // vgatherdps (two per vector, tap 1 the next element) as nearest's rule: a single row from
+    // 1 MiB of records, more rows from 384 KiB; every vector short of the clamp.
     set_gather_spelling_for_testing(0);
-    EXPECT_EQ(linear_conf({1, 1, 4410000}, {1600000}).calc_end, 0);
+    const jit_conf hw = linear_conf({1, 1, 4410000}, {1600000}, cpu_isa::avx512_core);
+    EXPECT_EQ(hw.calc_first, 0);
+    EXPECT_EQ(hw.calc_end, hw.ow_full);
+    EXPECT_EQ(linear_conf({1, 1, 30000}, {10000}, cpu_isa::avx512_core).calc_end, 0);
+    EXPECT_GT(linear_conf({1, 4, 100000}, {30000}, cpu_isa::avx512_core).calc_end, 0);
     set_gather_spelling_for_testing(-1);
     for (data_type t : {data_type::bf16, data_type::f16}) {
         const auto d = problem_builder().src({1, 1, 600000}).sizes({882000}).fmt(data_format::ncx).mode(mode::linear).dt(t);

@@ -652,10 +652,20 @@ TEST(jit_conf, computed_taps_where_records_come_from_far) {
     EXPECT_EQ(linear_conf({1, 1, 30000}, {10000}, cpu_isa::avx512_core).calc_end, 0);
     EXPECT_GT(linear_conf({1, 4, 100000}, {30000}, cpu_isa::avx512_core).calc_end, 0);
     set_gather_spelling_for_testing(-1);
+    // 16-bit: the 512-bit generator's windows (widened as they load); the 256-bit generator's
+    // byte-control windows (AVX2, and AVX-512 at 256 bits), and the gather path, keep their
+    // tables.
     for (data_type t : {data_type::bf16, data_type::f16}) {
         const auto d = problem_builder().src({1, 1, 600000}).sizes({882000}).fmt(data_format::ncx).mode(mode::linear).dt(t);
         EXPECT_EQ(make_jit_conf(make_problem(d), cpu_isa::avx2).calc_end, 0);
-        EXPECT_EQ(make_jit_conf(make_problem(d), cpu_isa::avx512_core).calc_end, 0);
+        const jit_conf z = make_jit_conf(make_problem(d), cpu_isa::avx512_core);
+        EXPECT_EQ(z.calc_first, 1);
+        EXPECT_GT(z.calc_end, z.ow_full - 3);
+        EXPECT_EQ(make_jit_conf(make_problem(d), kernel_isa(cpu_isa::avx512_core, true)).calc_end, 0);
+        const auto down = problem_builder().src({1, 1, 2000000}).sizes({700000}).fmt(data_format::ncx).mode(mode::linear).dt(t);
+        EXPECT_EQ(make_jit_conf(make_problem(down), cpu_isa::avx512_core).calc_end, 0);
+        const auto near = problem_builder().src({1, 1, 600000}).sizes({882000}).fmt(data_format::ncx).mode(mode::nearest).dt(t);
+        EXPECT_EQ(make_jit_conf(make_problem(near), cpu_isa::avx512_core).calc_end, 0);
     }
     {
         const calc_taps_mode on(1);
@@ -708,8 +718,8 @@ TEST(jit_conf, nearest_computed_taps_where_records_come_from_far) {
     EXPECT_EQ(plane.calc_end, 0);
 }
 
-// Computed taps, bitwise, forced on wherever the kernel can take them (f32; the
-// 16-bit cases keep their tables): 1-D rows up and down a little (the W pass writes dst, NT
+// Computed taps, bitwise, forced on wherever the kernel can take them (f32; 16-bit linear
+// windows on the AVX-512 generators, the other 16-bit cases keep their tables): 1-D rows up and down a little (the W pass writes dst, NT
 // or not; single rows past 128 KiB of dst split into spans on 2-4 threads, so a span starts
 // and ends inside the computed range), both transforms, rows whose last bases move left,
 // short rows, downsampling on the gather path (both spellings: vgatherdps computes nothing),
@@ -769,8 +779,9 @@ static void computed_taps_sweep(mode m, uint32_t seed) {
                     for (const auto &sh : shapes)
                         for (auto ct : kCtms)
                             for (auto t : kTypes) {
-                                // The emulator lane: 2 threads, f32 (16-bit rows keep their tables), plain.
-                                if (emulated() && (threads != 2 || nt || spelling == 1 || t != data_type::f32)) continue;
+                                // The emulator lane: 2 threads, plain; 16-bit (512-bit linear windows
+                                // compute: AVX2 hosts run them nowhere else) with the f32 counter.
+                                if (emulated() && (threads != 2 || nt || spelling == 1 || (t != data_type::f32 && counter != 1))) continue;
                                 const auto d = problem_builder().src(layout(sh.f, 1, sh.c, sh.in)).sizes(sh.out).fmt(sh.f).mode(m).ctm(ct).dt(t);
                                 const jit_conf hc = host_conf(d);
                                 computed += hc.calc_end > hc.calc_first;

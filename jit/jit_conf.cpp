@@ -559,9 +559,10 @@ void set_calc_taps(jit_conf &c, const problem &p) {
     // Flat rows (NXC, C < simd_w) whose vectors hold whole columns: C dividing simd_w.
     const int64_t fc = c.flat_c;
     const bool cols = fc == 1 || (c.window && c.simd_w % fc == 0);
-    // 16-bit: linear windows on the 512-bit generator (words widened as they load, then the
-    // f32 path); the 256-bit one's byte-control windows keep their tables (jit_conf.hpp).
-    const bool dt_ok = c.dt == data_type::f32 || (!near && c.window && c.isa != cpu_isa::avx2);
+    // 16-bit: windows on the 512-bit generator (linear: words widened as they load, then the
+    // f32 path; nearest: vpermw); the 256-bit one's byte-control windows keep their tables
+    // (jit_conf.hpp).
+    const bool dt_ok = c.dt == data_type::f32 || (c.window && c.isa != cpu_isa::avx2);
     const bool can = c.pass_engine && taps && dt_ok && cols &&
                      !c.unit_w && (near || c.window || hw_gathers || c.pair_vecs > 0) &&
                      !c.fuse_h && !c.h2_pairs && !c.wplane_cols && !c.flat && !c.flat_w &&
@@ -594,11 +595,13 @@ void set_calc_taps(jit_conf &c, const problem &p) {
         else c.calc_first = std::max(c.calc_first, u1);
     }
     // The gather path's records only where they would not stay in the LLC (jit_conf.hpp).
-    // 16-bit linear windows compute for more per vector (each vector rounded and stored
-    // alone): only where the records would not stay in the LLC either (jit_conf.hpp).
-    const int64_t min_bytes = near || hw_gathers ? (c.rows == 1 ? jit_conf::kCalcNearestRowMinBytes : jit_conf::kCalcMinBytes)
-                              : c.window && c.esize == 4 ? jit_conf::kCalcMinBytes
-                                                         : one_thread_llc_bytes() / 4;
+    // 16-bit windows compute for more per output (linear: each vector rounded and stored
+    // alone; nearest: 16 words a vector where records pair them): only where the records
+    // would not stay in the LLC either (jit_conf.hpp).
+    const int64_t min_bytes = c.esize == 2                ? one_thread_llc_bytes() / 4
+                              : near || hw_gathers ? (c.rows == 1 ? jit_conf::kCalcNearestRowMinBytes : jit_conf::kCalcMinBytes)
+                              : c.window           ? jit_conf::kCalcMinBytes
+                                                   : one_thread_llc_bytes() / 4;
     if (c.calc_end <= c.calc_first || (mode == -1 && (c.calc_end - c.calc_first) * c.rec_bytes < min_bytes)) {
         c.calc_first = c.calc_end = 0;
         return;

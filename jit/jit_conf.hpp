@@ -289,9 +289,9 @@ struct jit_conf {
     // spelling): its pairs prefix, the lanes' i0 spilled to the stack for the pair loads.
     // Nearest (row mode, windows or vgatherdps) likewise, i = roundf(s) in place of i0
     // (kCalcNearestRowMinBytes, below), and linear on vgatherdps: two gathers a vector from
-    // the spilled i0, on nearest's rule; 16-bit linear windows on the 512-bit generator
-    // (widened as they load) where the records pass a quarter of the LLC one thread counts
-    // on. The lanes' o are an f32 counter stepped by simd_w while o + 0.5 is exact (OW <= 2^23,
+    // the spilled i0, on nearest's rule; 16-bit windows on the 512-bit generator (linear:
+    // widened as they load; nearest: vpermw) where the records pass a quarter of the LLC one
+    // thread counts on. The lanes' o are an f32 counter stepped by simd_w while o + 0.5 is exact (OW <= 2^23,
     // align_corners 2^24); past that (calc_int) an s32 counter converted each vector, as the
     // reference's (float)o is, one vcvtdq2ps more. 16-bit only as above: AVX2 16-bit rows computed this
     // way (windows widened for vpermps, constants from the pool, the rounding in the temporaries)

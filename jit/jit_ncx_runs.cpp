@@ -495,6 +495,17 @@ void jit_ncx_wpass<isa>::calc_blend(int s, int slot) {
     const Vmm w0 = Vmm(kEvex ? 21 : kT3);
     slot_ = slot;
     if (conf_.algorithm == alg::nearest) {  // a bit copy of each lane's element, as nearest_vector
+        if constexpr (kEvex) {
+            if (conf_.esize == 2) {  // 16 words from a 16-word window: the dword offsets narrowed for vpermw
+                const Ymm idx(r.i.getIdx()), win(vmm_a.getIdx());
+                vpmovdw(idx, r.i);
+                vmovdqu16(win, ptr[reg_src + r.base * 2]);
+                vpermw(win, idx, win);
+                store_xwords(win, simd_w);
+                slot_ = 0;
+                return;
+            }
+        }
         if (conf_.window) {
             vpermd(vmm_a, r.i, ptr[reg_src + r.base * 4]);
         } else if constexpr (kEvex) {

@@ -309,10 +309,12 @@ jit_tables make_jit_tables(const problem &p, const jit_conf &c) {
             }
             for (int64_t l = 0; l < sw; ++l) {
                 put_index(rec + V, l, r.ia[l]);
-                // 16-bit nearest: also in the upper half of the record before's controls, which
-                // the word-pair path reads as one 32-byte vpshufb control (jit_ncx_wpass).
-                if (word_ctrl && !lin && v > 0) put_index(rec - c.rec_bytes + V + 16, l, r.ia[l]);
-                if (word_idx && v > 0) put_index(rec - c.rec_bytes + V + 32, l, 16 + r.ia[l]);
+                // 16-bit nearest: also in the upper half of the stored record before's controls,
+                // which the word-pair path reads as one 32-byte vpshufb control (jit_ncx_wpass).
+                // None before the first stored record (computed vectors 0 on: calc_first 0).
+                const bool before = rec >= static_cast<size_t>(c.rec_bytes);
+                if (word_ctrl && !lin && before) put_index(rec - c.rec_bytes + V + 16, l, r.ia[l]);
+                if (word_idx && before) put_index(rec - c.rec_bytes + V + 32, l, 16 + r.ia[l]);
                 if (lin) {
                     put_index(rec + 2 * V, l, r.ib[l]);
                     put<float>(t.wtab, rec + 3 * V + 4 * l, r.w0[l]);

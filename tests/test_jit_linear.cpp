@@ -652,9 +652,9 @@ TEST(jit_conf, computed_taps_where_records_come_from_far) {
     EXPECT_EQ(linear_conf({1, 1, 30000}, {10000}, cpu_isa::avx512_core).calc_end, 0);
     EXPECT_GT(linear_conf({1, 4, 100000}, {30000}, cpu_isa::avx512_core).calc_end, 0);
     set_gather_spelling_for_testing(-1);
-    // 16-bit: the 512-bit generator's windows (widened as they load); the 256-bit generator's
-    // byte-control windows (AVX2, and AVX-512 at 256 bits), and the gather path, keep their
-    // tables.
+    // 16-bit: the 512-bit generator's windows (linear: widened as they load; nearest: vpermw);
+    // the 256-bit generator's byte-control windows (AVX2, and AVX-512 at 256 bits), and the
+    // gather path, keep their tables.
     for (data_type t : {data_type::bf16, data_type::f16}) {
         const auto d = problem_builder().src({1, 1, 600000}).sizes({882000}).fmt(data_format::ncx).mode(mode::linear).dt(t);
         EXPECT_EQ(make_jit_conf(make_problem(d), cpu_isa::avx2).calc_end, 0);
@@ -664,8 +664,9 @@ TEST(jit_conf, computed_taps_where_records_come_from_far) {
         EXPECT_EQ(make_jit_conf(make_problem(d), kernel_isa(cpu_isa::avx512_core, true)).calc_end, 0);
         const auto down = problem_builder().src({1, 1, 2000000}).sizes({700000}).fmt(data_format::ncx).mode(mode::linear).dt(t);
         EXPECT_EQ(make_jit_conf(make_problem(down), cpu_isa::avx512_core).calc_end, 0);
-        const auto near = problem_builder().src({1, 1, 600000}).sizes({882000}).fmt(data_format::ncx).mode(mode::nearest).dt(t);
-        EXPECT_EQ(make_jit_conf(make_problem(near), cpu_isa::avx512_core).calc_end, 0);
+        const auto near = problem_builder().src({1, 1, 2000000}).sizes({3000000}).fmt(data_format::ncx).mode(mode::nearest).dt(t);
+        EXPECT_GT(make_jit_conf(make_problem(near), cpu_isa::avx512_core).calc_end, 0);  // vpermw
+        EXPECT_EQ(make_jit_conf(make_problem(near), cpu_isa::avx2).calc_end, 0);
     }
     {
         const calc_taps_mode on(1);
@@ -687,7 +688,7 @@ TEST(jit_conf, computed_taps_where_records_come_from_far) {
 // Nearest computes its lanes' indices (jit_conf::kCalcNearestRowMinBytes): a single row from
 // 1 MiB of records (8 bytes an output), more rows from kCalcMinBytes; up to the first vector
 // with a lane at the last src column or a window past the row's end; the gather path too;
-// never 16-bit, nor plane mode's short rows.
+// 16-bit on the 512-bit generator's windows only (vpermw); never plane mode's short rows.
 TEST(jit_conf, nearest_computed_taps_where_records_come_from_far) {
     auto conf = [](std::vector<int64_t> src, std::vector<int64_t> out, kernel_isa k = kernel_isa(cpu_isa::avx2),
                    data_type t = data_type::f32) {
@@ -712,14 +713,18 @@ TEST(jit_conf, nearest_computed_taps_where_records_come_from_far) {
     EXPECT_GT(conf({1, 1, 400000}, {150000}, kernel_isa(cpu_isa::avx512_core)).calc_end, 0);  // vgatherdps
     EXPECT_EQ(conf({1, 1, 240000}, {480000}, kernel_isa(cpu_isa::avx2), data_type::bf16).calc_end, 0);
     EXPECT_EQ(conf({1, 1, 240000}, {480000}, kernel_isa(cpu_isa::avx2), data_type::f16).calc_end, 0);
+    // 16-bit: from a quarter of the LLC one thread counts on (4-8 MiB; 24 MB of records here).
+    EXPECT_EQ(conf({1, 1, 240000}, {480000}, kernel_isa(cpu_isa::avx512_core), data_type::bf16).calc_end, 0);
+    EXPECT_GT(conf({1, 1, 2000000}, {3000000}, kernel_isa(cpu_isa::avx512_core), data_type::bf16).calc_end, 0);
+    EXPECT_EQ(conf({1, 1, 400000}, {150000}, kernel_isa(cpu_isa::avx512_core), data_type::f16).calc_end, 0);  // gathers
     const calc_taps_mode on(1);
     const jit_conf plane = conf({1, 64, 30, 40}, {60, 80});
     EXPECT_TRUE(plane.plane_mode);
     EXPECT_EQ(plane.calc_end, 0);
 }
 
-// Computed taps, bitwise, forced on wherever the kernel can take them (f32; 16-bit linear
-// windows on the AVX-512 generators, the other 16-bit cases keep their tables): 1-D rows up and down a little (the W pass writes dst, NT
+// Computed taps, bitwise, forced on wherever the kernel can take them (f32; 16-bit windows
+// on the 512-bit generator, the other 16-bit cases keep their tables): 1-D rows up and down a little (the W pass writes dst, NT
 // or not; single rows past 128 KiB of dst split into spans on 2-4 threads, so a span starts
 // and ends inside the computed range), both transforms, rows whose last bases move left,
 // short rows, downsampling on the gather path (both spellings: vgatherdps computes nothing),

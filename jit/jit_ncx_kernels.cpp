@@ -47,16 +47,21 @@ void jit_ncx_wpass<isa>::gather(const Reg64 &row, const Vmm &v, int idx_off, boo
         return;
     }
     if (conf_.esize == 2) return gather_words_as_dwords(row, v, idx_off, as_float);
+    gather_at(row, v, ptr[tab(idx_off)], as_float);
+}
+
+template <cpu_isa isa>
+void jit_ncx_wpass<isa>::gather_at(const Reg64 &row, const Vmm &v, const Address &idx, bool as_float, int disp) {
     if constexpr (kEvex) {
-        vmovdqu32(vmm_idx, ptr[tab(idx_off)]);
+        vmovdqu32(vmm_idx, idx);
         kxnorw(k_tmp, k_tmp, k_tmp);  // the gather clears its mask
-        if (as_float) vgatherdps(v | k_tmp, ptr[row + vmm_idx * 4]);
-        else vpgatherdd(v | k_tmp, ptr[row + vmm_idx * 4]);
+        if (as_float) vgatherdps(v | k_tmp, ptr[row + vmm_idx * 4 + disp]);
+        else vpgatherdd(v | k_tmp, ptr[row + vmm_idx * 4 + disp]);
     } else {
-        vmovdqu(vmm_idx, ptr[tab(idx_off)]);
+        vmovdqu(vmm_idx, idx);
         vpcmpeqd(vmm_mask, vmm_mask, vmm_mask);  // the gather clears its mask
-        if (as_float) vgatherdps(v, ptr[row + vmm_idx * 4], vmm_mask);
-        else vpgatherdd(v, ptr[row + vmm_idx * 4], vmm_mask);
+        if (as_float) vgatherdps(v, ptr[row + vmm_idx * 4 + disp], vmm_mask);
+        else vpgatherdd(v, ptr[row + vmm_idx * 4 + disp], vmm_mask);
     }
 }
 

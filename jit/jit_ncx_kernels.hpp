@@ -60,6 +60,9 @@ private:
     const Vmm vmm_flat_c = Vmm(11), vmm_idx_b = Vmm(12);
 
     void gather(const Xbyak::Reg64 &row, const Vmm &v, int idx_off, bool as_float);
+    // The gather instruction itself: simd_w lanes of row + disp bytes at the s32 indices at
+    // idx (a record's, or computed ones spilled: calc_blend), through vmm_idx.
+    void gather_at(const Xbyak::Reg64 &row, const Vmm &v, const Xbyak::Address &idx, bool as_float, int disp = 0);
     void gather_words_as_dwords(const Xbyak::Reg64 &row, const Vmm &v, int idx_off, bool as_float);
     // The gather path of 16-bit rows with gather instructions (gather_words_as_dwords): each
     // row's last element in every word (row a, the fused row b), set as a row begins, and

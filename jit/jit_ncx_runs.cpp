@@ -506,35 +506,16 @@ void jit_ncx_wpass<isa>::calc_blend(int s, int slot) {
                 return;
             }
         }
-        if (conf_.window) {
-            vpermd(vmm_a, r.i, ptr[reg_src + r.base * 4]);
-        } else if constexpr (kEvex) {
-            vmovdqu32(vmm_idx, calc_spill(s));
-            kxnorw(k_tmp, k_tmp, k_tmp);  // the gather clears its mask
-            vpgatherdd(vmm_a | k_tmp, ptr[reg_src + vmm_idx * 4]);
-        } else {
-            vmovdqu(vmm_idx, calc_spill(s));
-            vpcmpeqd(vmm_mask, vmm_mask, vmm_mask);
-            vpgatherdd(vmm_a, ptr[reg_src + vmm_idx * 4], vmm_mask);
-        }
+        if (conf_.window) vpermd(vmm_a, r.i, ptr[reg_src + r.base * 4]);
+        else gather_at(reg_src, vmm_a, calc_spill(s), false);
         const Address next = ptr[out() + conf_.dst_row_bytes];
         store_u32_bits(conf_.esize, ptr[out()], vmm_a, simd_w, nt_, dup_ ? &next : nullptr);
         slot_ = 0;
         return;
     }
     if (!conf_.window && !conf_.gather_by_insert) {  // vgatherdps: tap 1 is the next element (i1 = i0 + 1)
-        for (int t = 0; t < 2; ++t) {
-            const Vmm &v = t == 0 ? vmm_a : vmm_b;
-            if constexpr (kEvex) {
-                vmovdqu32(vmm_idx, calc_spill(s));
-                kxnorw(k_tmp, k_tmp, k_tmp);  // the gather clears its mask
-                vgatherdps(v | k_tmp, ptr[reg_src + vmm_idx * 4 + 4 * t]);
-            } else {
-                vmovdqu(vmm_idx, calc_spill(s));
-                vpcmpeqd(vmm_mask, vmm_mask, vmm_mask);
-                vgatherdps(v, ptr[reg_src + vmm_idx * 4 + 4 * t], vmm_mask);
-            }
-        }
+        gather_at(reg_src, vmm_a, calc_spill(s), true);
+        gather_at(reg_src, vmm_b, calc_spill(s), true, 4);
         vsubps(vmm_idx, vmm_cone, r.t);  // w0 = 1 - w1
         step(vmm_a, vmm_a, vmm_idx, vmm_b, r.t);
         store_result(ptr[out()], vmm_a, simd_w);

@@ -576,8 +576,7 @@ void set_calc_taps(jit_conf &c, const problem &p) {
     // Nearest: up to the first vector with a lane at the last src column (roundf(s) >= I - 1,
     // where the clamp could act) or whose window (simd_w elements from lane 0's i * C) would
     // pass the row's end.
-    const int64_t last_col = near ? first_where(0, O, [&](int64_t o) { return nearest_index(o, I, O, ctm) >= I - 1; }) / px : 0;
-    const int64_t end = near                    ? std::min(c.ow_full, last_col)
+    const int64_t end = near                    ? std::min(c.ow_full, first_last_src_column(p) / px)
                         : c.window || hw_gathers ? std::min(c.ow_full, first_clamped_column(p) / px)
                                                  : c.pair_vecs;
     c.calc_first = first_where(0, end, [&](int64_t v) { return src_coord(v * px, I, O, ctm) >= 0.f; });

@@ -60,6 +60,12 @@ inline int64_t first_clamped_column(const problem &p) {
     return first_where(0, p.out[2], [&](int64_t o) { return w_tap(p, o).i0 >= p.in[2] - 1; });
 }
 
+// Nearest's twin: the first output column whose src index is the last src column (where the
+// clamp could act), or OW.
+inline int64_t first_last_src_column(const problem &p) {
+    return first_where(0, p.out[2], [&](int64_t o) { return nearest_index(o, p.in[2], p.out[2], p.ctm) >= p.in[2] - 1; });
+}
+
 // Whether a narrow edge pixel at output column o (AVX2: each tap the w elements that end at
 // its pixel's end, C channels a pixel) loads inside the src row: its lower tap's pixel ends w
 // or more elements in. Never true before some o, always after (the taps never fall).

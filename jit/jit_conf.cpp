@@ -117,28 +117,34 @@ bool is_up2_tap(int64_t o, const linear_tap &t) {
 using namespace conf_detail;
 
 namespace {
-// jit_conf::px_pairs: the first pixel (0 or 1) from which the most consecutive pixel pairs
-// share their W taps, and how many do, in a row of c.OW pixels starting at output column s
-// for every s in starts (column blocks: each block the kernel serves); kept where they cover
-// at least half the row.
-void set_px_pairs(jit_conf &c, const problem &p, const std::vector<int64_t> &starts = {0}) {
-    c.px_first = c.px_pairs = 0;
-    int64_t best = 0, first = 0;
-    for (int64_t f = 0; f < 2; ++f) {
-        auto pair_at = [&](int64_t j) {  // pixels f + 2j and f + 2j + 1 of every block
-            for (const int64_t s : starts) {
-                const int64_t o = s + f + 2 * j;
-                if (f + 2 * j + 1 >= c.OW || o + 1 >= p.out[2] || !w_tap(p, o).same_taps(w_tap(p, o + 1))) return false;
-            }
-            return true;
-        };
+// jit_conf::px_segs: the pixel pairs that share their W taps in a row of c.OW pixels starting
+// at output column s, for every s in starts (column blocks: each block the kernel serves), in
+// up to max_segs segments from the row's start: where pixels o and o + 1 pair, they and the
+// pairs that follow them make a segment, unless the pairs from pixel o + 1 run longer; else
+// pixel o goes singly. Kept where the pairs cover at least half the row.
+void set_px_pairs(jit_conf &c, const problem &p, int max_segs, const std::vector<int64_t> &starts = {0}) {
+    c.n_px_segs = 0;
+    auto pair_at = [&](int64_t o) {  // pixels o and o + 1 of every block
+        for (const int64_t s : starts)
+            if (o + 1 >= c.OW || s + o + 1 >= p.out[2] || !w_tap(p, s + o).same_taps(w_tap(p, s + o + 1))) return false;
+        return true;
+    };
+    auto run_at = [&](int64_t o) {  // the pairs from pixel o on
         int64_t n = 0;
-        while (pair_at(n)) ++n;
-        if (n > best) best = n, first = f;
+        while (pair_at(o + 2 * n)) ++n;
+        return n;
+    };
+    int64_t o = 0, singles = 0, paired = 0;
+    while (o + 1 < c.OW && c.n_px_segs < max_segs) {
+        const int64_t n = run_at(o);
+        if (n == 0 || run_at(o + 1) > n) {  // a pixel on, the pairs run longer (2x: 1, 2 .. against 0, 1)
+            ++singles, ++o;
+            continue;
+        }
+        c.px_segs[c.n_px_segs++] = {singles, n};
+        paired += 2 * n, o += 2 * n, singles = 0;
     }
-    if (best * 4 < c.OW) return;
-    c.px_first = first;
-    c.px_pairs = best;
+    if (2 * paired < c.OW) c.n_px_segs = 0;
 }
 
 // jit_conf::up2_*: the longest run of full vectors whose every lane is_up2_tap, in groups of
@@ -408,11 +414,11 @@ void set_direct(jit_conf &c, const problem &p, kernel_isa k, const h_links &hl, 
     // rows 32 KiB, so the 2M + M + 1 streams of a pixel fall into one L1 set (8 ways).
     const int64_t row_out = c.OW * c.C * c.esize, row_in = c.IW * c.C * c.esize;
     if (c.same_pairs && 4 * row_out < (int64_t(1) << 31) && 2 * row_in < (int64_t(1) << 31)) c.same_run = 2;
-    // Pixel pairs in the runs (jit_conf.hpp, px_pairs). bench_ab on the Xeon dev VM, both
+    // Pixel pairs in the runs (jit_conf.hpp, px_segs). bench_ab on the Xeon dev VM, both
     // orders: fpn_2x and yolo_2x NXC 16-bit 0.90-1.00x the time, C = 32-128 0.86-0.93x;
     // f32 ran 1.07-1.09x slower at 16x16 -> 32x32 C = 128 and even elsewhere, so it keeps
     // single pixels.
-    if (c.same_run && w == 16 && c.esize == 2 && c.c_tail == 0 && !c.narrow) set_px_pairs(c, p);
+    if (c.same_run && w == 16 && c.esize == 2 && c.c_tail == 0 && !c.narrow) set_px_pairs(c, p, 1);
     if (lin && c.k == 3 && !c.nxc_separable && c.dt != data_type::bf16)  // bf16 is separable anyway
         c.d_pairs = d_taps_repeat(p, dl);
     // Nearest, pixels of whole vectors: rows that repeat their src row come in pairs from
@@ -428,12 +434,15 @@ void set_direct(jit_conf &c, const problem &p, kernel_isa k, const h_links &hl, 
     if (c.nxc_separable) {  // scratch rows and the blends see flat rows of OW * C elements
         set_flat_rows(c, c.C);
         c.bf16_even_odd = c.dt == data_type::bf16 && w == 8 && c.C % 16 == 0;
-        // The W step's pixel pairs (jit_conf.hpp, px_pairs). bench_ab on the Xeon dev VM
+        // The W step's pixel pairs (jit_conf.hpp, px_segs). bench_ab on the Xeon dev VM
         // against single pixels, both shim orders: vol_2x NXC bf16 0.84-0.93x the time, f16
         // 0.87-0.96x; 16x56x56 -> 32x112x112 C = 32 and 16x64x64 -> 32x128x128 C = 48
         // 0.92-0.95x; plane mode (16x32x32 -> 32x64x64 C = 32) 0.97-1.00x; avx512_core
         // kernels 0.89-1.00x. AVX2 f16 ran 1.06x slower (bf16 there has even/odd blocks).
-        if (w == 16 && c.c_tail == 0 && !c.narrow) set_px_pairs(c, p);
+        // Pixels with a channel tail and ratios off 2x (segments), against single pixels
+        // (same VM and method): c17 f32 0.93-0.98x, 16-bit 0.85-0.92x; c23 f32 0.94-0.99x,
+        // 16-bit 0.86-0.91x; 60x60 -> 120x120 C = 17 0.88-0.98x; r15to73 0.94-1.00x.
+        if (w == 16 && c.c_full > 0 && !c.narrow) set_px_pairs(c, p, jit_conf::kPxSegs);
         c.n_slots = 2 * c.nd;
         c.scratch_bytes = c.n_slots * c.ow_pad * 4;
         if (c.plane_mode) {
@@ -655,13 +664,13 @@ jit_conf d_cols_conf(const jit_conf &c, const problem &p, int64_t px) {
     b.OW = px;
     set_flat_rows(b, b.C);
     b.d_cols = 0;
-    if (c.px_pairs > 0) {  // the pairs of every block this width serves
+    if (c.n_px_segs > 0) {  // the pairs of every block this width serves
         std::vector<int64_t> starts;
         if (px == c.d_cols)
             for (int64_t s = 0; s + px <= c.OW; s += px) starts.push_back(s);
         else
             starts.push_back(c.OW - px);
-        set_px_pairs(b, p, starts);
+        set_px_pairs(b, p, jit_conf::kPxSegs, starts);
     }
     return b;
 }

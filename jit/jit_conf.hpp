@@ -105,15 +105,22 @@ struct jit_conf {
     // 3 + 1 / same_run FMA-pipe ops and (same_run + 1) / same_run loads, against 4 and 2 in
     // pairs. The runs are fixed per kernel (jit_tables::h_run_start). 0: off.
     int same_run = 0;
-    // Pixel pairs of the run kernel (16-bit at 512 bits) and of the separable NXC W step (every
-    // dtype at 512 bits), whole channel vectors: output pixels px_first + 2j and
-    // px_first + 2j + 1, j < px_pairs, read the same two W taps (2x half_pixel: pixels 2i + 1
-    // and 2i + 2 blend src pixels i and i + 1), so per src row and channel vector the kernel
-    // loads and widens the two taps once for both pixels, then makes each pixel's W step from
-    // them (the same bits: only the loads are shared). The pixels before px_first and after
-    // the pairs go singly. A column block's W step (d_cols_conf) has the pairs every block it
-    // serves has. 0: off.
-    int64_t px_first = 0, px_pairs = 0;
+    // Pixel pairs of the run kernel (16-bit at 512 bits, whole channel vectors) and of the
+    // separable NXC W step (every dtype at 512 bits, tails included): two consecutive output
+    // pixels that read the same two W taps (2x half_pixel: pixels 2i + 1 and 2i + 2 blend src
+    // pixels i and i + 1), so per src row and channel vector the kernel loads and widens the
+    // two taps once for both pixels, then makes each pixel's W step from them (the same bits:
+    // only the loads are shared). The row goes as up to kPxSegs segments, each px_segs[s].singles
+    // single pixels and then px_segs[s].pairs pairs; the pixels after the last segment go
+    // singly. A ratio off 2x (33 -> 65) moves the pairs' phase by a pixel now and then, and
+    // each phase is a segment; the run kernel takes one. A column block's W step
+    // (d_cols_conf) has the pairs every block it serves has. n_px_segs 0: off.
+    struct px_seg {
+        int64_t singles = 0, pairs = 0;
+    };
+    static constexpr int kPxSegs = 8;
+    px_seg px_segs[kPxSegs] = {};
+    int n_px_segs = 0;
     // The same-taps runs with NT stores (16-bit at 512 bits, C a multiple of 32, an
     // NT-eligible dst; bf16 rounded natively): every store of a run is a whole 64-byte line
     // (32 words of a pixel: bf16's even and odd halves, or two f16 vectors joined), so all

@@ -152,7 +152,7 @@ void jit_interp_kernel<isa>::gen_nxc_linear() {
         }
     };
     if (c.narrow) return narrow_loop(compute, dst_add, out_es);
-    if (w_only_ && c.px_pairs > 0) return w_pixel_pairs(compute, dst_add);
+    if (w_only_ && c.n_px_segs > 0) return w_pixel_pairs(compute, dst_add);
     if (!split && !pairs && c.c_full <= kUnrollC) return unrolled_pixels(compute, dst_add, out_es);
     for_pixels(c.OW, [&] {
         auto advance = [&](int vecs) {
@@ -610,46 +610,71 @@ void jit_interp_kernel<isa>::store_px(data_type dt, const Address &a, const Vmm 
     store_f32(dt, a, v, n, nt);
 }
 
-// W only, pixel pairs (conf.px_pairs; whole channel vectors): pixels px_first + 2j and
-// px_first + 2j + 1 read the same two W taps, so per channel vector one load and widening of
-// the taps serves both pixels' W steps (each with its own weights, the second pixel's from
-// the next record: the same bits as apart). The pixels before and after the pairs go singly
+// The row's pixels as conf.px_segs has them: per segment, its single pixels (singles(n)) and
+// then its pairs (pairs(n)); then the pixels after the last segment singly.
+template <cpu_isa isa>
+void jit_interp_kernel<isa>::px_segments(const std::function<void(int64_t)> &singles, const std::function<void(int64_t)> &pairs) {
+    const jit_conf &c = conf_;
+    int64_t done = 0;
+    for (int s = 0; s < c.n_px_segs; ++s) {
+        const jit_conf::px_seg &g = c.px_segs[s];
+        if (g.singles > 0) singles(g.singles);
+        pairs(g.pairs);
+        done += g.singles + 2 * g.pairs;
+    }
+    if (c.OW > done) singles(c.OW - done);
+}
+
+// W only, pixel pairs (conf.px_segs): the two pixels of a pair read the same two W taps, so
+// per channel vector one load and widening of the taps serves both pixels' W steps (each with
+// its own weights, the second pixel's from the next record: the same bits as apart). A tail
+// is the overlapping last vector of each pixel, as singly (unrolled_pixels). Pixels of up to
+// kUnrollC vectors store the first pixel's vectors as they are made and hold the second's
+// (zmm16 on) until it is done, so the stores run in address order: stored alternately, seg_8x
+// NXC (C = 21) ran its W step 1.2x slower than singly. The pixels outside the pairs go singly
 // (compute, dst_add: gen_nxc_linear's).
 template <cpu_isa isa>
 void jit_interp_kernel<isa>::w_pixel_pairs(const compute_fn &compute, const std::function<void(int)> &dst_add) {
     const jit_conf &c = conf_;
     const Vmm wb0(2), wb1(3), rb(12);  // W only: no H weights in 2 and 3, no D pair in 12
     const int vb = simd_w * c.esize, ob = simd_w * 4, pxb = static_cast<int>(c.C * 4);
-    auto both = [&](int64_t n, int src_off, int dst_off) {
+    const int full = static_cast<int>(c.c_full), lanes = tail_lanes(), back = lanes - static_cast<int>(c.c_tail);
+    static_assert(!kEvex || 16 + kUnrollC + 1 <= 30, "held vectors below vmm_wil");
+    // Both pixels' n channels at the offsets; the second's into hold, stored at once if it is rb.
+    auto both_into = [&](int64_t n, int src_off, int dst_off, const Vmm &hold) {
         w_taps(ptr[reg_p0 + src_off], ptr[reg_p1 + src_off], n, -1);
         vmulps(vmm_hd0, vmm_w0, vmm_a);
         vfmadd231ps(vmm_hd0, vmm_w1, vmm_b);
-        vmulps(rb, wb0, vmm_a);
-        vfmadd231ps(rb, wb1, vmm_b);
-        vmovups(ptr[reg_dst + dst_off], vmm_hd0);
-        vmovups(ptr[reg_dst + dst_off + pxb], rb);
+        vmulps(hold, wb0, vmm_a);
+        vfmadd231ps(hold, wb1, vmm_b);
+        store_px(data_type::f32, ptr[reg_dst + dst_off], vmm_hd0, n, false);
+        if (hold.getIdx() == rb.getIdx()) store_px(data_type::f32, ptr[reg_dst + dst_off + pxb], rb, n, false);
     };
-    auto singles = [&](int64_t n) {
-        if (n > 0) pixel_loop(compute, dst_add, nullptr, n, 4);  // f32 out
+    auto both = [&](int64_t n, int src_off, int dst_off) { both_into(n, src_off, dst_off, rb); };
+    auto pairs = [&](int64_t n) {
+        for_pixels(n, [&] {
+            vbroadcastss(wb0, ptr[reg_tab + c.wtab_stride + 16]);
+            vbroadcastss(wb1, ptr[reg_tab + c.wtab_stride + 20]);
+            if (kEvex && full <= kUnrollC) {
+                for (int v = 0; v < full; ++v) both_into(simd_w, v * vb, v * ob, Vmm(16 + v));
+                if (c.c_tail > 0) both_into(lanes, full * vb - back * c.esize, full * ob - back * 4, Vmm(16 + full));
+                for (int v = 0; v < full; ++v) store_px(data_type::f32, ptr[reg_dst + pxb + v * ob], Vmm(16 + v), simd_w, false);
+                if (c.c_tail > 0) store_px(data_type::f32, ptr[reg_dst + pxb + full * ob - back * 4], Vmm(16 + full), lanes, false);
+                dst_add(2 * pxb);
+            } else {
+                vector_loop(full, vb, ob, both, [&](int vecs) {
+                    add(reg_p0, vecs * vb);
+                    add(reg_p1, vecs * vb);
+                    dst_add(vecs * ob);
+                });
+                if (c.c_tail > 0) both(lanes, -back * c.esize, -back * 4);  // the tail ends at the pixel's end
+                dst_add(2 * pxb - full * ob);                               // past the second pixel
+            }
+            add(reg_tab, c.wtab_stride);
+        });
     };
-    singles(c.px_first);
-    for_pixels(c.px_pairs, [&] {
-        vbroadcastss(wb0, ptr[reg_tab + c.wtab_stride + 16]);
-        vbroadcastss(wb1, ptr[reg_tab + c.wtab_stride + 20]);
-        if (c.c_full <= kUnrollC) {
-            for (int v = 0; v < c.c_full; ++v) both(simd_w, v * vb, v * ob);
-            dst_add(2 * pxb);
-        } else {
-            vector_loop(c.c_full, vb, ob, both, [&](int vecs) {
-                add(reg_p0, vecs * vb);
-                add(reg_p1, vecs * vb);
-                dst_add(vecs * ob);
-            });
-            dst_add(pxb);  // past the second pixel
-        }
-        add(reg_tab, c.wtab_stride);
-    });
-    singles(c.OW - c.px_first - 2 * c.px_pairs);
+    auto singles = [&](int64_t n) { pixel_loop(compute, dst_add, nullptr, n, 4); };  // f32 out
+    px_segments(singles, pairs);
 }
 
 // Same-taps run (pair_kind::same_run): src[0] is src row i, rows i + 1 .. i + M follow it at
@@ -657,7 +682,7 @@ void jit_interp_kernel<isa>::w_pixel_pairs(const compute_fn &compute, const std:
 // W(i + m) and W(i + m + 1) with (wh0, wh1) and (wd0, wd1). Per pixel and channel vector each
 // W step is made once and serves the pair before it and the pair after it; only two W results
 // are live at a time. The same W and H steps as the pair kernel, so the same bits. Pixel
-// pairs (conf.px_pairs): the body takes npx = 2 pixels whose W taps are the same, the second
+// pairs (conf.px_segs): the body takes npx = 2 pixels whose W taps are the same, the second
 // C elements on in dst with its own W weights (wb0, wb1), from one load and widening of the
 // taps per src row.
 template <cpu_isa isa>
@@ -734,22 +759,23 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
     };
     auto dst_add = [&](int bytes) { add(reg_dst, bytes); };
     if (words_pair()) words_pair_consts();
-    if (!c.px_pairs) return pixel_loop(one(1), dst_add, two(1));
-    if (c.px_first) pixel_loop(one(1), dst_add, two(1), c.px_first);
-    for_pixels(c.px_pairs, [&] {
-        vbroadcastss(wb0, ptr[reg_tab + c.wtab_stride + 16]);
-        vbroadcastss(wb1, ptr[reg_tab + c.wtab_stride + 20]);
-        auto step = [&](int vecs) {
-            add(reg_p0, vecs * vb);
-            add(reg_p1, vecs * vb);
-            add(reg_dst, vecs * vb);
-        };
-        vector_loop(c.c_full, vb, vb, one(2), step, two(2));
-        add(reg_dst, pxb);  // past the second pixel (c_tail is 0 with pixel pairs)
-        add(reg_tab, c.wtab_stride);
-    });
-    const int64_t rest = c.OW - c.px_first - 2 * c.px_pairs;
-    if (rest) pixel_loop(one(1), dst_add, two(1), rest);
+    if (!c.n_px_segs) return pixel_loop(one(1), dst_add, two(1));
+    auto singles = [&](int64_t n) { pixel_loop(one(1), dst_add, two(1), n); };
+    auto pairs = [&](int64_t n) {
+        for_pixels(n, [&] {
+            vbroadcastss(wb0, ptr[reg_tab + c.wtab_stride + 16]);
+            vbroadcastss(wb1, ptr[reg_tab + c.wtab_stride + 20]);
+            auto step = [&](int vecs) {
+                add(reg_p0, vecs * vb);
+                add(reg_p1, vecs * vb);
+                add(reg_dst, vecs * vb);
+            };
+            vector_loop(c.c_full, vb, vb, one(2), step, two(2));
+            add(reg_dst, pxb);  // past the second pixel (c_tail is 0 with the run kernel's pairs)
+            add(reg_tab, c.wtab_stride);
+        });
+    };
+    px_segments(singles, pairs);
 }
 
 template <cpu_isa isa>

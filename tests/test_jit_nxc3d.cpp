@@ -251,13 +251,47 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
     EXPECT_GE(want_last, 2) << "a narrower last block, checked (f32 at 256 bits, 16-bit at 512)";
 }
 
-// The separable NXC W step's pixel pairs (conf.px_pairs at 512 bits, whole channel vectors;
+namespace {
+bool one_segment(const jit_conf &c, int64_t singles, int64_t pairs) {
+    return c.n_px_segs == 1 && c.px_segs[0].singles == singles && c.px_segs[0].pairs == pairs;
+}
+
+std::string segments(const jit_conf &c) {
+    std::string s;
+    for (int i = 0; i < c.n_px_segs; ++i) s += " (" + std::to_string(c.px_segs[i].singles) + ", " + std::to_string(c.px_segs[i].pairs) + ")";
+    return s.empty() ? " none" : s;
+}
+
+// conf.px_segs against the W taps from output column start: every pair's two pixels share
+// their taps, the segments fit the row, and the pairs cover half of it at least.
+void expect_pairs_share_taps(const jit_conf &c, const problem &p, int64_t start = 0) {
+    ASSERT_LE(c.n_px_segs, jit_conf::kPxSegs);
+    int64_t o = 0, paired = 0;
+    for (int s = 0; s < c.n_px_segs; ++s) {
+        o += c.px_segs[s].singles;
+        for (int64_t j = 0; j < c.px_segs[s].pairs; ++j, o += 2, paired += 2) {
+            ASSERT_LT(o + 1, c.OW) << segments(c);
+            EXPECT_TRUE(linear_coord(start + o, p.in[2], p.out[2], p.ctm).same_taps(linear_coord(start + o + 1, p.in[2], p.out[2], p.ctm))) << "pixel " << start + o << segments(c);
+        }
+    }
+    EXPECT_LE(o, c.OW) << segments(c);
+    if (c.n_px_segs > 0) {
+        EXPECT_GE(2 * paired, c.OW) << segments(c);
+    }
+}
+}  // namespace
+
+// The separable NXC W step's pixel pairs (conf.px_segs at 512 bits, tails included;
 // jit_interp_kernel::w_pixel_pairs). The conf: vol_2x's rows pair pixels (1, 2) .. (125, 126);
 // its 32-pixel column blocks (d_cols_conf) pair (1, 2) .. (29, 30) in every block, and a last
-// block of 16 pixels (OW = 112) (1, 2) .. (13, 14); none at 256 bits, with a channel tail, or
-// at W 9 -> 14. Bitwise in every dtype at 1 and 2 threads, with and without NT-sized dst, for
-// C of one to five vectors (unrolled pixels, and the channel loop past four), 3-D 2x and
-// 9 -> 14 in W (no pairs) with D and H up; the dispatched 512-bit separable confs have them.
+// block of 16 pixels (OW = 112) (1, 2) .. (13, 14); c17's 33 -> 65 pairs in two segments, a
+// pixel apart, 29 -> 61 in four, 9 -> 14 in three; 15 -> 73 (two pairs of every five pixels)
+// and 100 -> 190 stop at kPxSegs segments; none at 256 bits, or where the pairs would cover
+// under half the row (9 -> 11). Every conf's pairs share their taps. Bitwise in every dtype at
+// 1 and 2 threads, with and without NT-sized dst, for C of one to six vectors with and
+// without a tail of 1, 7 or 9 lanes (xmm, ymm and zmm tails; unrolled pixels, and the channel
+// loop past four), 3-D and 2-D, at those ratios; the dispatched 512-bit separable confs have
+// them, with tails too.
 TEST(jit_bitwise, nxc_w_step_pixel_pairs) {
     REQUIRE_AVX2();
     auto problem_of = [](const std::vector<int64_t> &in, const std::vector<int64_t> &out, int64_t c, data_type t) {
@@ -268,30 +302,45 @@ TEST(jit_bitwise, nxc_w_step_pixel_pairs) {
         nt_threshold nt(1);
         const problem vol = problem_of({16, 64, 64}, {32, 128, 128}, 32, data_type::bf16);
         const jit_conf c = make_jit_conf(vol, bf16_512);
-        EXPECT_TRUE(c.nxc_separable && c.px_first == 1 && c.px_pairs == 63);
+        EXPECT_TRUE(c.nxc_separable && one_segment(c, 1, 63)) << segments(c);
         ASSERT_EQ(c.d_cols, 32);
         const jit_conf blk = d_cols_conf(c, vol, 32);
-        EXPECT_TRUE(blk.px_first == 1 && blk.px_pairs == 15) << blk.px_first << " " << blk.px_pairs;
+        EXPECT_TRUE(one_segment(blk, 1, 15)) << segments(blk);
+        for (int64_t s = 0; s < 128; s += 32) expect_pairs_share_taps(blk, vol, s);
         const problem p112 = problem_of({16, 56, 56}, {32, 112, 112}, 32, data_type::f16);
         const jit_conf c112 = make_jit_conf(p112, kernel_isa(cpu_isa::avx512_core));
         ASSERT_EQ(c112.d_cols, 32);
         const jit_conf last = d_cols_conf(c112, p112, 16);
-        EXPECT_TRUE(last.OW == 16 && last.px_first == 1 && last.px_pairs == 7) << last.px_first << " " << last.px_pairs;
-        EXPECT_EQ(make_jit_conf(vol, cpu_isa::avx2).px_pairs, 0) << "256 bits";
+        EXPECT_TRUE(last.OW == 16 && one_segment(last, 1, 7)) << segments(last);
+        expect_pairs_share_taps(last, p112, 96);
+        EXPECT_EQ(make_jit_conf(vol, cpu_isa::avx2).n_px_segs, 0) << "256 bits";
     }
-    EXPECT_EQ(make_jit_conf(problem_of({3, 9, 12}, {6, 18, 24}, 40, data_type::bf16), bf16_512).px_pairs, 0) << "a channel tail";
-    EXPECT_EQ(make_jit_conf(problem_of({3, 9, 9}, {6, 18, 14}, 32, data_type::bf16), bf16_512).px_pairs, 0) << "W 9 -> 14";
+    const jit_conf tail40 = make_jit_conf(problem_of({3, 9, 12}, {6, 18, 24}, 40, data_type::bf16), bf16_512);
+    EXPECT_TRUE(tail40.nxc_separable && one_segment(tail40, 1, 11)) << "a channel tail:" << segments(tail40);
+    const problem c17 = problem_of({33, 33}, {65, 65}, 17, data_type::f32);
+    const jit_conf j17 = make_jit_conf(c17, kernel_isa(cpu_isa::avx512_core));
+    EXPECT_TRUE(j17.nxc_separable && j17.n_px_segs == 2) << segments(j17);
+    expect_pairs_share_taps(j17, c17);
     struct shape {
         std::vector<int64_t> in, out;
-        bool pairs;
+        int segs;
     };
-    const std::vector<shape> shapes = {{{3, 9, 12}, {6, 18, 24}, true}, {{2, 5, 9}, {4, 10, 14}, false}};
+    const std::vector<shape> shapes = {{{3, 9, 12}, {6, 18, 24}, 1}, {{2, 5, 9}, {4, 10, 14}, 3}, {{11, 33}, {21, 65}, 2},
+                                       {{7, 29}, {13, 61}, 4},      {{5, 15}, {9, 73}, jit_conf::kPxSegs},
+                                       {{4, 100}, {7, 190}, jit_conf::kPxSegs}, {{3, 9}, {5, 11}, 0}};
+    for (const shape &sh : shapes) {
+        const problem p = problem_of(sh.in, sh.out, 40, data_type::bf16);
+        const jit_conf jc = make_jit_conf(p, bf16_512);
+        EXPECT_TRUE(jc.nxc_separable);
+        EXPECT_EQ(jc.n_px_segs, sh.segs) << p.in[2] << " -> " << p.out[2] << segments(jc);
+        expect_pairs_share_taps(jc, p);
+    }
     uint32_t seed = 3700;
-    int saw = 0;
+    int saw = 0, saw_tail = 0;
     for_nt_and_threads([&](size_t nt_bytes, int threads) {
         for (const shape &sh : shapes)
             for (data_type t : kTypes)
-                for (int64_t c : {16, 32, 48, 80}) {
+                for (int64_t c : {16, 17, 23, 25, 32, 40, 48, 80, 87}) {
                     if (emulated() && (threads > 1 || nt_bytes || c > 48 || t != data_type::bf16)) continue;
                     const auto d = problem_builder().src(layout(data_format::nxc, 1, c, sh.in)).sizes(sh.out).mode(mode::linear).dt(t);
                     ++seed;
@@ -303,12 +352,14 @@ TEST(jit_bitwise, nxc_w_step_pixel_pairs) {
                                                                                                            : kernel_isa(cpu_isa::avx512_core);
                     const jit_conf jc = make_jit_conf(make_problem(d), k);
                     if (!jc.nxc_separable) continue;
-                    EXPECT_EQ(jc.px_pairs > 0, sh.pairs) << describe(d);
-                    saw += jc.px_pairs > 0;
+                    EXPECT_EQ(jc.n_px_segs, sh.segs) << describe(d) << segments(jc);
+                    saw += jc.n_px_segs > 0;
+                    saw_tail += jc.n_px_segs > 0 && c % 16 != 0;
                 }
     });
     if (get_effective_vector_bits() == 512 && get_effective_cpu_isa() >= cpu_isa::avx512_core) {
         EXPECT_GT(saw, 0) << "separable 512-bit kernels with pixel pairs ran";
+        EXPECT_GT(saw_tail, 0) << "and with channel tails";
     }
 }
 

@@ -335,11 +335,11 @@ TEST(jit_bitwise, nxc_linear_separable_avx2_picks) {
     });
 }
 
-// The run kernel's pixel pairs (conf.px_pairs; 16-bit at 512 bits, whole channel vectors):
-// pixels that read the same W taps two at a time from one load of each tap. The conf: 2x
-// half_pixel pairs pixels (1, 2) .. (OW - 3, OW - 2) with 0 and OW - 1 alone; IW = 1 pairs
-// (0, 1); none in f32, at 256 bits, with a channel tail, or where under a quarter of the row
-// pairs (9 -> 14). 16-bit pixels of whole 64-byte lines (C = 32, 160; native bf16, and f16
+// The run kernel's pixel pairs (conf.px_segs, one segment; 16-bit at 512 bits, whole channel
+// vectors): pixels that read the same W taps two at a time from one load of each tap. The
+// conf: 2x half_pixel pairs pixels (1, 2) .. (OW - 3, OW - 2) with 0 and OW - 1 alone; IW = 1
+// pairs (0, 1); none in f32, at 256 bits, with a channel tail (separable there), or where the
+// first segment covers under half the row (9 -> 14). 16-bit pixels of whole 64-byte lines (C = 32, 160; native bf16, and f16
 // two vectors a line) also get the NT run kernel (conf.run_nt), whose stores are all NT.
 // Bitwise in f32, bf16 and f16 at 1 and 2 threads, with and without NT-sized dst, for C of
 // one to ten vectors (unrolled pixels and the channel loop's trips and remainders; bf16 32
@@ -353,17 +353,17 @@ TEST(jit_bitwise, nxc_run_pixel_pairs) {
     const kernel_isa core_512(cpu_isa::avx512_core), bf16_512(cpu_isa::avx512_core_bf16);
     const jit_conf fpn = conf_of({32, 32}, {64, 64}, 256, data_type::f16, core_512);
     EXPECT_EQ(fpn.same_run, 2);
-    EXPECT_EQ(fpn.px_first, 1);
-    EXPECT_EQ(fpn.px_pairs, 31);
+    EXPECT_TRUE(fpn.n_px_segs == 1 && fpn.px_segs[0].singles == 1 && fpn.px_segs[0].pairs == 31);
     const jit_conf fpn_bf16 = conf_of({32, 32}, {64, 64}, 256, data_type::bf16, bf16_512);
-    EXPECT_TRUE(!fpn_bf16.nxc_separable && fpn_bf16.px_first == 1 && fpn_bf16.px_pairs == 31);
+    EXPECT_TRUE(!fpn_bf16.nxc_separable && fpn_bf16.n_px_segs == 1 && fpn_bf16.px_segs[0].singles == 1 && fpn_bf16.px_segs[0].pairs == 31);
     const jit_conf one = conf_of({5, 1}, {10, 2}, 32, data_type::f16, core_512);
-    EXPECT_TRUE(one.px_first == 0 && one.px_pairs == 1);
+    EXPECT_TRUE(one.n_px_segs == 1 && one.px_segs[0].singles == 0 && one.px_segs[0].pairs == 1);
     const jit_conf f32 = conf_of({32, 32}, {64, 64}, 256, data_type::f32, core_512);
-    EXPECT_TRUE(f32.same_run == 2 && f32.px_pairs == 0) << "f32";
-    EXPECT_EQ(conf_of({32, 32}, {64, 64}, 256, data_type::f16, cpu_isa::avx2).px_pairs, 0) << "256 bits";
-    EXPECT_EQ(conf_of({6, 9}, {12, 18}, 40, data_type::f16, core_512).px_pairs, 0) << "a channel tail";
-    EXPECT_EQ(conf_of({6, 9}, {12, 14}, 32, data_type::f16, core_512).px_pairs, 0) << "W 9 -> 14";
+    EXPECT_TRUE(f32.same_run == 2 && f32.n_px_segs == 0) << "f32";
+    EXPECT_EQ(conf_of({32, 32}, {64, 64}, 256, data_type::f16, cpu_isa::avx2).n_px_segs, 0) << "256 bits";
+    const jit_conf tail = conf_of({6, 9}, {12, 18}, 40, data_type::f16, core_512);
+    EXPECT_TRUE(tail.nxc_separable && !tail.same_run) << "a channel tail: separable (its W step pairs: test_jit_nxc3d.cpp)";
+    EXPECT_EQ(conf_of({6, 9}, {12, 14}, 32, data_type::f16, core_512).n_px_segs, 0) << "W 9 -> 14";
     {  // NT runs (conf.run_nt): whole 64-byte lines per pixel vector pair
         nt_threshold nt(1);
         EXPECT_TRUE(conf_of({6, 9}, {12, 18}, 32, data_type::bf16, bf16_512).run_nt);
@@ -395,8 +395,8 @@ TEST(jit_bitwise, nxc_run_pixel_pairs) {
                     const kernel_isa k = t == data_type::bf16 && get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16 ? bf16_512 : core_512;
                     const jit_conf jc = make_jit_conf(make_problem(d), k);
                     if (jc.nxc_separable || t == data_type::f32) continue;  // bf16 without native rounding: separable
-                    EXPECT_GT(jc.px_pairs, 0) << describe(d);
-                    saw += jc.px_pairs > 0;
+                    EXPECT_GT(jc.n_px_segs, 0) << describe(d);
+                    saw += jc.n_px_segs > 0;
                     if (!jc.run_nt || threads > 1) continue;
                     // The NT run kernel: every vector store NT (its stores are whole lines).
                     const std::string run = part_asm(primitive(primitive_desc(d)).dump_asm(), "row_run_nt");

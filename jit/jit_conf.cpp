@@ -76,7 +76,7 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.per_p = 0;
     c.per_pairs = c.per_inlane = c.per_lane_split = false;
     c.h2_pairs = c.fuse_h = c.plane_mode = c.hvol = c.wplane_cols = c.cols_inlane = false;
-    c.d_pairs = c.h_pairs = c.h_runs = c.pairs_nt = c.nearest_row_pairs = c.plane_lines = c.blend_lines = false;
+    c.d_pairs = c.h_pairs = c.h_runs = c.pairs_nt = c.nearest_row_pairs = c.plane_lines = c.row_lines = c.blend_lines = false;
     c.nt_eligible = c.nt_by_src = c.nt_stream = c.copy_aligned = false;
     c.prefetch_bytes = 0;
     c.par_min_bytes = c.algorithm == alg::linear ? jit_conf::kParMinFlat : jit_conf::kParMinFlatNearest;
@@ -615,6 +615,7 @@ void set_calc_taps(jit_conf &c, const problem &p) {
         return;
     }
     c.calc_half = hp;
+    c.row_lines = false;  // computed vectors store as the row kernel has them
     c.calc_int = mode == 2 || O > (int64_t(1) << (hp ? 23 : 24));
     c.calc_mul = hp ? (float)I : (float)(I - 1);
     c.calc_div = hp ? (float)O : (float)(O - 1);

@@ -513,6 +513,10 @@ struct jit_conf {
     // run-time misalignment (jit_ncx_wpass::aligned_row), where dst passes kLinesMinBytes.
     static constexpr int64_t kLinesMinBytes = int64_t(64) << 10;
     bool plane_lines = false;
+    // The same in row mode (nearest rows in the pass engine, not made through scratch by
+    // copy_aligned): the W pass's plain-store variants store a whole row, and a row pair, as
+    // whole aligned lines; a span of a row (span_units) keeps its vector stores.
+    bool row_lines = false;
     // Linear at 512 bits whose blend rows are not whole 64-byte lines (f32 rows of 2 vectors or
     // more, 16-bit ones of kBlendLinesMinWords or more; bf16 natively rounded): the final
     // blends with plain stores store whole aligned lines the same way

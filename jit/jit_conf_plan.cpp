@@ -151,7 +151,8 @@ void stores(const jit_conf &c, std::vector<std::string> &v) {
     }
     if (c.nt_stream) v.push_back("rows made once in scratch, streamed to dst where the execution takes NT stores (nt_stream)");
     if (c.copy_aligned) v.push_back("rows made in scratch, copied with aligned stores (copy_aligned)");
-    if (c.blend_lines || c.plane_lines) v.push_back("rows stored as whole aligned 64-byte lines (" + std::string(c.blend_lines ? "blend_lines)" : "plane_lines)"));
+    if (c.blend_lines || c.plane_lines || c.row_lines)
+        v.push_back("rows stored as whole aligned 64-byte lines (" + std::string(c.blend_lines ? "blend_lines)" : c.plane_lines ? "plane_lines)" : "row_lines)"));
     if (c.dt == data_type::bf16 && c.algorithm == alg::linear) {
         if (c.native_bf16) v.push_back("bf16 rounded by vcvtneps2bf16");
         else if (c.isa == cpu_isa::avx2) v.push_back("bf16 rounded in integer code, or by Veltkamp's split where src is clean");

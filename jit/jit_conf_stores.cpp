@@ -126,13 +126,21 @@ void set_stores(jit_conf &c, const problem &p) {
     // NXC (750) 0.90-0.96x. Shorter 16-bit rows lost: 300 words 1.04x, 111 1.10-1.15x, c17 NCX (65)
     // 1.21-1.43x, r15to73 NCX (73) 1.27-1.52x; there a 32-byte store splits half the time at most,
     // and the row's setup outweighs it.
+    // Nearest rows in row mode on plane_lines' limits, made in place (not through scratch by
+    // copy_aligned; jit_conf.hpp, row_lines). bench_ab against split stores (Xeon dev VM, both
+    // orders, every dtype): 13x26 -> 16x206 C = 14 NXC 0.58-0.74x the time (the random sweep's
+    // 0.87x case against oneDNN: 1.45x after), 40x300 -> 47x555 C = 2 NCX 0.60-0.69x,
+    // 300x400 -> 310x410 C = 5 NXC 0.90-0.95x (2 threads 0.43-0.46x), 1080x1920 -> 1000x1900
+    // C = 3 0.96-0.99x; H down (40x400 -> 17x777) and one 1-D row (14000 -> 33001) even.
     {
         const int64_t lanes = 64 / c.esize;
         c.blend_lines = lin && (c.pass_engine || c.nxc_separable) && w == 16 &&
                         (c.esize == 4 || c.words_round()) && c.row_out % lanes != 0 &&
                         c.row_out >= (c.esize == 4 ? 2 * lanes : jit_conf::kBlendLinesMinWords);
-        c.plane_lines = !lin && c.pass_engine && c.plane_mode && w == 16 && !c.flat && (c.esize == 4 || c.window) &&
-                        c.row_out % lanes != 0 && c.row_out >= 2 * lanes && p.dst_bytes >= jit_conf::kLinesMinBytes;
+        const bool lines = !lin && c.pass_engine && w == 16 && !c.flat && (c.esize == 4 || c.window) &&
+                           c.row_out % lanes != 0 && c.row_out >= 2 * lanes && p.dst_bytes >= jit_conf::kLinesMinBytes;
+        c.plane_lines = lines && c.plane_mode;
+        c.row_lines = lines && !c.plane_mode && !c.copy_aligned;
     }
 }
 

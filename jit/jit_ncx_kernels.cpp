@@ -26,7 +26,7 @@ jit_ncx_wpass<isa>::jit_ncx_wpass(const jit_conf &conf, bool final_out, bool nt,
       h2_(h2),
       dup_row_(dup && final_out && !nt && !plane),
       spans_(conf.span_units > 0 && final_out && !fused && !plane && !h2 && !dup_row_),
-      align_(std::is_same<Vmm, Xbyak::Zmm>::value && conf.plane_lines && final_out && !nt && plane && !fused && !h2),
+      align_(std::is_same<Vmm, Xbyak::Zmm>::value && (plane ? conf.plane_lines : conf.row_lines) && final_out && !nt && !fused && !h2),
       calc_(conf.calc_end > conf.calc_first && !fused && !h2) {
     bf16_clean_flag_at(static_cast<int>(offsetof(jit_pass_args, flags)), conf.dt);
 }
@@ -884,6 +884,23 @@ void jit_ncx_wpass<isa>::generate() {
             jnz(l_row, T_NEAR);
         }
         L(l_done);
+    } else if (align_) {
+        // Row mode (conf.row_lines): a whole row (or a row pair) as aligned lines; a span of a
+        // row that the threads' shares cut keeps the vector stores.
+        Label l_span, l_done;
+        if (spans_) {
+            cmp(qword[reg_args + static_cast<int>(offsetof(jit_pass_args, v0))], 0);
+            jne(l_span, T_NEAR);
+            cmp(qword[reg_args + static_cast<int>(offsetof(jit_pass_args, v1))], static_cast<int32_t>(c.ow_vecs));
+            jne(l_span, T_NEAR);
+        }
+        aligned_row(dup_row_);
+        if (spans_) {
+            jmp(l_done, T_NEAR);
+            L(l_span);
+            row();
+            L(l_done);
+        }
     } else {
         dup_ = dup_row_;
         row();

@@ -56,7 +56,7 @@ if [ "${XINTERP_QUICK:-0}" != 1 ]; then
     'jit_bitwise.non_temporal_nxc_nearest_row_stream:jit_bitwise.nxc_nearest_row_pairs:jit_bitwise.nxc_linear_row_pairs:jit_bitwise.nxc_linear_same_runs:jit_bitwise.nxc_run_pixel_pairs:jit_bitwise.nxc_nt_lines:jit_bitwise.linear_up2_groups:jit_bitwise.linear_h2_pairs:jit_bitwise.linear_periodic_run' \
     'jit_bitwise.nxc_linear_d_pairs:jit_bitwise.nxc_d_pair_cols:jit_bitwise.row_spans:jit_bitwise.row_spans_through_runs:jit_bitwise.nxc_linear_separable_by_channels:jit_bitwise.nxc_linear_pairs_by_pixel_lines:jit_bitwise.nxc_w_step_pixel_pairs' \
     'jit_bitwise.ncx_unit_axes_views:jit_bitwise.nxc_single_channel_views:jit_bitwise.ncx_flat_volumes:jit_bitwise.ncx_nearest_flat_volumes:jit_bitwise.ncx_flat_wplanes:jit_bitwise.nxc_narrow_pixels:jit_bitwise.two_window_rows:jit_bitwise.narrow_moves_at_512:jit_bitwise.linear_computed_taps:jit_bitwise.nearest_computed_taps' \
-    'jit_bitwise.plane_blend_d_pairs:jit_bitwise.blend_h_pairs:jit_bitwise.blend_rows_stored_aligned:jit_bitwise.nearest_plane_rows_stored_aligned:jit_bitwise.blend_word_pairs:jit_bitwise.wplane_columns:jit_bitwise.nearest_row_mode_pairs:jit_bitwise.nearest_word_pairs' \
+    'jit_bitwise.plane_blend_d_pairs:jit_bitwise.blend_h_pairs:jit_bitwise.blend_rows_stored_aligned:jit_bitwise.nearest_plane_rows_stored_aligned:jit_bitwise.nearest_row_mode_rows_stored_aligned:jit_bitwise.blend_word_pairs:jit_bitwise.wplane_columns:jit_bitwise.nearest_row_mode_pairs:jit_bitwise.nearest_word_pairs' \
     'jit_bitwise.random_ratio_sweep:jit_bitwise.prefetched_rows:bf16_clean.*'; do
     if [ "$native" = 1 ]; then
       echo "skipped: emulated gtest group '$filter': this host ran these tests natively at avx512_core/512 in the main ctest"

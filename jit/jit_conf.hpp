@@ -506,6 +506,9 @@ struct jit_conf {
     // line each) and copy it to the dst rows that repeat it (one region) with the row copy, which stores
     // whole aligned lines (jit_stream_copy.hpp). Split stores to lines outside L1 cost several
     // cycles each: 108x233 -> 207x362 C = 4 ran 2.3x slower than -> 207x352 (Xeon dev VM).
+    // Not where the W pass stores such rows as lines itself (row_lines), which it does unless
+    // H or D goes up 2x or more and the rows are at most kLinesCopyRowMax.
+    static constexpr int64_t kLinesCopyRowMax = int64_t(16) << 10;
     bool copy_aligned = false;
     // Nearest plane mode at 512 bits whose rows are not whole 64-byte lines (but at least two
     // long: f32 and 16-bit with windows): the W pass's plain-store variant stores each row as
@@ -513,9 +516,10 @@ struct jit_conf {
     // run-time misalignment (jit_ncx_wpass::aligned_row), where dst passes kLinesMinBytes.
     static constexpr int64_t kLinesMinBytes = int64_t(64) << 10;
     bool plane_lines = false;
-    // The same in row mode (nearest rows in the pass engine, not made through scratch by
-    // copy_aligned): the W pass's plain-store variants store a whole row, and a row pair, as
-    // whole aligned lines; a span of a row (span_units) keeps its vector stores.
+    // The same in row mode (nearest rows in the pass engine, made in place, repeated rows as
+    // row pairs, where copy_aligned does not make them once in scratch: jit_conf_stores.cpp):
+    // the W pass's plain-store variants store a whole row, and a row pair, as whole aligned
+    // lines; a span of a row (span_units) keeps its vector stores.
     bool row_lines = false;
     // Linear at 512 bits whose blend rows are not whole 64-byte lines (f32 rows of 2 vectors or
     // more, 16-bit ones of kBlendLinesMinWords or more; bf16 natively rounded): the final

@@ -72,6 +72,12 @@ void set_stores(jit_conf &c, const problem &p) {
     // or more repeats each row. A/B on the dev VM, against plain stores: 8-9x up 1.3-1.5x
     // faster, 2x up 1.0-1.2x; 1.5x up 0.95x and H down 0.85x (each row then pays the trip
     // through scratch once and saves nothing).
+    // Nearest rows at 512 bits that the W pass stores as whole aligned lines (plane_lines,
+    // row_lines below): rows of two lines or more that are not whole lines, f32 or 16-bit with
+    // windows, a dst of kLinesMinBytes or more.
+    const int64_t lanes = 64 / c.esize;
+    const bool nearest_lines = !lin && c.pass_engine && w == 16 && !c.flat && (c.esize == 4 || c.window) &&
+                               c.row_out % lanes != 0 && c.row_out >= 2 * lanes && p.dst_bytes >= jit_conf::kLinesMinBytes;
     if (!lin && !c.plane_mode) {
         const bool repeats = p.out[1] >= 2 * p.in[1];
         c.nt_stream = big && repeats && !c.nt_eligible && c.dst_row_bytes >= 64 && c.dst_row_bytes <= jit_conf::kStreamRowMax;
@@ -85,8 +91,19 @@ void set_stores(jit_conf &c, const problem &p) {
         // 200x300 C = 3 0.55-0.72x, 3-D 10x20x150 -> 20x40x300 C = 4 NCX 0.64-0.67x, 30x1000
         // -> 40x1001 C = 5 0.73-0.96x. Only where H or D goes up by 1.25x or more: rows that
         // rarely repeat pay the trip through scratch for little (30x1000 -> 31x1001: 1.05-1.48x).
+        // Where the W pass can store the rows as lines itself (row_lines), it does, row pairs
+        // and all, unless rows repeat twice or more on average and fit L1 with their records
+        // (kLinesCopyRowMax): against the trip through scratch (Xeon dev VM, bench_ab both
+        // orders, xinterp bench alternating), 21x266 -> 57x1195 C = 15 (rows of 71 KB) 0.73-0.80x
+        // the time, 3x163 -> 4x890 C = 9 f32 0.59x (16-bit even), 30x1000 -> 40x1001 C = 5
+        // 0.65-0.69x, 96x14 -> 160x31 C = 13 NXC 0.56x, 108x233 -> 207x362 C = 4 (1.9x up) f32
+        // 0.96x, 16-bit 0.75-0.81x; 2 threads 0.62-0.80x. But 224x224 -> 500x500 C = 3 NCX (2.2x
+        // up, rows of 2 KB) 1.09-1.20x (NXC even), 3-D 10x20x150 -> 20x40x300 C = 4 (rows four
+        // times over) and 100x150 -> 200x300, 300x1000 -> 600x1001 (2x) even, so those copy.
         const bool up = 4 * p.out[0] >= 5 * p.in[0] || 4 * p.out[1] >= 5 * p.in[1];
-        c.copy_aligned = c.pass_engine && up && c.row_out % w != 0 && c.dst_row_bytes <= jit_conf::kStreamRowMax;
+        const bool up2 = p.out[0] >= 2 * p.in[0] || p.out[1] >= 2 * p.in[1];
+        const bool lines_in_place = nearest_lines && !(up2 && c.dst_row_bytes <= jit_conf::kLinesCopyRowMax);
+        c.copy_aligned = c.pass_engine && up && c.row_out % w != 0 && c.dst_row_bytes <= jit_conf::kStreamRowMax && !lines_in_place;
         if (c.nt_stream || c.copy_aligned) {  // the row, then its first 64 bytes again (jit_stream_copy.hpp)
             c.stream_off = (c.scratch_bytes + 63) / 64 * 64;
             c.scratch_bytes = c.stream_off + c.dst_row_bytes + 64;
@@ -126,22 +143,16 @@ void set_stores(jit_conf &c, const problem &p) {
     // NXC (750) 0.90-0.96x. Shorter 16-bit rows lost: 300 words 1.04x, 111 1.10-1.15x, c17 NCX (65)
     // 1.21-1.43x, r15to73 NCX (73) 1.27-1.52x; there a 32-byte store splits half the time at most,
     // and the row's setup outweighs it.
-    // Nearest rows in row mode on plane_lines' limits, made in place (not through scratch by
-    // copy_aligned; jit_conf.hpp, row_lines). bench_ab against split stores (Xeon dev VM, both
-    // orders, every dtype): 13x26 -> 16x206 C = 14 NXC 0.58-0.74x the time (the random sweep's
-    // 0.87x case against oneDNN: 1.45x after), 40x300 -> 47x555 C = 2 NCX 0.60-0.69x,
+    // Nearest rows in row mode on plane_lines' limits (jit_conf.hpp, row_lines; in place of
+    // copy_aligned above). bench_ab against split stores (Xeon dev VM, both orders, every
+    // dtype): 13x26 -> 16x206 C = 14 NXC 0.58-0.74x the time (the random sweep's 0.87x case
+    // against oneDNN: 1.45x after), 40x300 -> 47x555 C = 2 NCX 0.60-0.69x,
     // 300x400 -> 310x410 C = 5 NXC 0.90-0.95x (2 threads 0.43-0.46x), 1080x1920 -> 1000x1900
     // C = 3 0.96-0.99x; H down (40x400 -> 17x777) and one 1-D row (14000 -> 33001) even.
-    {
-        const int64_t lanes = 64 / c.esize;
-        c.blend_lines = lin && (c.pass_engine || c.nxc_separable) && w == 16 &&
-                        (c.esize == 4 || c.words_round()) && c.row_out % lanes != 0 &&
-                        c.row_out >= (c.esize == 4 ? 2 * lanes : jit_conf::kBlendLinesMinWords);
-        const bool lines = !lin && c.pass_engine && w == 16 && !c.flat && (c.esize == 4 || c.window) &&
-                           c.row_out % lanes != 0 && c.row_out >= 2 * lanes && p.dst_bytes >= jit_conf::kLinesMinBytes;
-        c.plane_lines = lines && c.plane_mode;
-        c.row_lines = lines && !c.plane_mode && !c.copy_aligned;
-    }
+    c.blend_lines = lin && (c.pass_engine || c.nxc_separable) && w == 16 && (c.esize == 4 || c.words_round()) &&
+                    c.row_out % lanes != 0 && c.row_out >= (c.esize == 4 ? 2 * lanes : jit_conf::kBlendLinesMinWords);
+    c.plane_lines = nearest_lines && c.plane_mode;
+    c.row_lines = nearest_lines && !c.plane_mode && !c.copy_aligned;
 }
 
 void set_groups(jit_conf &c, const problem &p, const h_links &hl, const h_links &dl) {

@@ -162,12 +162,13 @@ TEST(jit_bitwise, nearest_plane_rows_stored_aligned) {
 }
 
 // Row mode's nearest rows likewise (conf.row_lines; jit_ncx_wpass::aligned_row from the row
-// kernels): rows past plane mode's 512 bytes that are not whole lines and are made in place (H
-// up by under 1.25x, H down), singles and row pairs, f32 and 16-bit (windows: W up); the
-// random sweep's flat NXC rows of 2884 (C = 14 13x26 -> 16x206); one long 1-D row and nine
-// rows that spans cut on 2 threads (a span keeps the vector stores, a whole row takes the
-// lines); H up 2x, whose rows go through scratch (copy_aligned), and a dst under
-// kLinesMinBytes keep the old path. The conf says which.
+// kernels): rows past plane mode's 512 bytes that are not whole lines, singles and row pairs
+// (H up 1.18x, H down; H up 2x with rows past kLinesCopyRowMax), f32 and 16-bit with windows
+// (W up); the random sweep's flat NXC rows of 2884 (C = 14 13x26 -> 16x206); one long 1-D row
+// and nine rows that spans cut on 2 threads (a span keeps the vector stores, a whole row takes
+// the lines). The rest go through scratch where H goes up (copy_aligned): H up 2x with short
+// rows, 16-bit rows without windows (W down 3.3x: gathers) and a dst under kLinesMinBytes.
+// The conf says which.
 TEST(jit_bitwise, nearest_row_mode_rows_stored_aligned) {
     REQUIRE_AVX2();
     const std::vector<layout_shape> cases = {
@@ -176,24 +177,35 @@ TEST(jit_bitwise, nearest_row_mode_rows_stored_aligned) {
         {data_format::ncx, 3, {40, 400}, {17, 777}},  // 48 vectors + 9, H down: singles
         {data_format::ncx, 1, {1, 14000}, {1, 33001}},  // one row: spans on 2 threads
         {data_format::ncx, 3, {2, 900}, {3, 1501}},   // nine rows
-        {data_format::ncx, 1, {20, 300}, {41, 555}},  // H up 2x: copy_aligned
-        {data_format::ncx, 1, {4, 100}, {5, 150}}};   // under kLinesMinBytes
-    auto in_place = [](const layout_shape &cs) { return 4 * cs.out[cs.out.size() - 2] < 5 * cs.in[cs.in.size() - 2]; };
+        {data_format::ncx, 1, {20, 300}, {41, 555}},   // H up 2x, rows of 2 KB: through scratch
+        {data_format::ncx, 3, {20, 1000}, {41, 300}},  // W down 3.3x: 16-bit gathers, through scratch
+        {data_format::ncx, 1, {8, 100}, {17, 150}},    // under kLinesMinBytes: through scratch
+        {data_format::ncx, 1, {4, 3000}, {9, 4501}}};  // H up 2x, f32 rows of 18 KB: pairs
+    auto windows = [](const layout_shape &cs, data_type t) { return t == data_type::f32 || cs.out.back() > cs.in.back(); };
+    auto in_place = [](const layout_shape &cs, data_type t) {
+        const int64_t row = cs.out.back() * (cs.f == data_format::nxc ? cs.c : 1) * xt::esize(t);
+        return cs.out[cs.out.size() - 2] < 2 * cs.in[cs.in.size() - 2] || row > jit_conf::kLinesCopyRowMax;
+    };
     const int seen = sweep_aligned_rows(cases, std::vector<bool>(cases.size(), false), mode::nearest, 3500, "part wpass",
                                         [&](const layout_shape &cs, data_type t) {
-                                            return rows_not_lines(cs, t, jit_conf::kLinesMinBytes) && in_place(cs);
+                                            return rows_not_lines(cs, t, jit_conf::kLinesMinBytes) && windows(cs, t) && in_place(cs, t);
                                         });
     // Every case but the small one's 16-bit rows (300 bytes: plane mode's).
     EXPECT_TRUE(W != 16 || seen >= 2 * int(kCtms.size()) * (int(kTypes.size() * cases.size()) - 2)) << seen << " 512-bit row-mode kernels";
     const kernel_isa k512(cpu_isa::avx512_core);
-    auto conf_of = [&](const layout_shape &cs) {
-        return make_jit_conf(make_problem(problem_builder().src(layout(cs.f, 1, cs.c, cs.in)).sizes(cs.out).fmt(cs.f).mode(mode::nearest)), k512);
+    auto conf_of = [&](const layout_shape &cs, data_type t) {
+        return make_jit_conf(make_problem(problem_builder().src(layout(cs.f, 1, cs.c, cs.in)).sizes(cs.out).fmt(cs.f).mode(mode::nearest).dt(t)),
+                             k512);
     };
-    const jit_conf sweep = conf_of(cases[0]), up2 = conf_of(cases[5]), small = conf_of(cases[6]);
+    const jit_conf sweep = conf_of(cases[0], data_type::f32), up2 = conf_of(cases[5], data_type::f32);
     EXPECT_TRUE(sweep.pass_engine && !sweep.plane_mode && sweep.row_lines && sweep.nearest_row_pairs && sweep.span_units > 0);
-    EXPECT_TRUE(!up2.row_lines && up2.copy_aligned);
-    EXPECT_FALSE(small.row_lines);
-    const jit_conf plane = conf_of({data_format::ncx, 8, {33, 33}, {65, 65}});
+    EXPECT_TRUE(!up2.row_lines && up2.copy_aligned) << "H up 2x, short rows: through scratch";
+    const jit_conf long2 = conf_of(cases[8], data_type::f32);
+    EXPECT_TRUE(long2.row_lines && !long2.copy_aligned && long2.nearest_row_pairs) << "H up 2x, long rows: pairs in place";
+    const jit_conf gathers = conf_of(cases[6], data_type::f16), small = conf_of(cases[7], data_type::f32);
+    EXPECT_TRUE(!gathers.row_lines && gathers.copy_aligned) << "16-bit without windows";
+    EXPECT_TRUE(!small.row_lines && small.copy_aligned);
+    const jit_conf plane = conf_of({data_format::ncx, 8, {33, 33}, {65, 65}}, data_type::f32);
     EXPECT_TRUE(plane.plane_mode && plane.plane_lines && !plane.row_lines);
     EXPECT_FALSE(make_jit_conf(make_problem(problem_builder().src(layout(data_format::ncx, 1, 2, {40, 300})).sizes({47, 555}).mode(mode::nearest)),
                                cpu_isa::avx2).row_lines) << "256 bits";

@@ -187,8 +187,9 @@ TEST(jit_bitwise, ncx_nearest_word_pairs) {
 // copies), thread splits that end a range on a pair's first row (a row alone) and start the
 // next on its second (made afresh: no row before it in the range), tails (OW 291), flat NXC
 // rows, 3-D, all dtypes and transforms. Rows that are not whole vectors long (jit_conf::
-// copy_aligned) are made once into scratch and copied to each row that repeats them instead:
-// the cases cover both kinds at either width.
+// copy_aligned) are made once into scratch and copied to each row that repeats them instead,
+// unless at 512 bits the W pass stores them as whole lines itself, pairs and all (row_lines:
+// H up under 2x here): the cases cover each kind at either width.
 TEST(jit_bitwise, nearest_row_mode_pairs) {
     REQUIRE_AVX2();
     struct cs_t {
@@ -204,9 +205,10 @@ TEST(jit_bitwise, nearest_row_mode_pairs) {
         {data_format::ncx, 1, 2, {3, 9, 140}, {5, 20, 300}},   // 3-D: pairs within each od
         {data_format::ncx, 1, 5, {13, 160}, {27, 288}},        // whole vectors: pairs at 512 bits too
         {data_format::nxc, 1, 4, {22, 60}, {51, 176}},         // flat rows of 704
-        {data_format::ncx, 1, 2, {3, 9, 140}, {5, 7, 304}}};   // 3-D, D up only
+        {data_format::ncx, 1, 2, {3, 9, 140}, {5, 7, 304}},    // 3-D, D up only
+        {data_format::ncx, 1, 3, {22, 150}, {35, 291}}};       // 1.6x: at 512 bits pairs in place
     uint32_t seed = 1700;
-    int64_t paired = 0;
+    int64_t paired = 0, lines = 0;
     for_nt_and_1_to_3_threads([&](size_t nt_bytes, int threads) {
         for (auto t : kTypes)
             for (auto ct : kCtms)
@@ -217,13 +219,16 @@ TEST(jit_bitwise, nearest_row_mode_pairs) {
                     EXPECT_EQ(c.nearest_row_pairs, cs.out[cs.out.size() - 2] > cs.in[cs.in.size() - 2]) << describe(d);  // H up
                     EXPECT_EQ(c.copy_aligned, c.row_out % 8 != 0) << describe(d);
                     const jit_conf c512 = make_jit_conf(make_problem(d), kernel_isa(cpu_isa::avx512_core));
-                    EXPECT_EQ(c512.copy_aligned, c512.row_out % 16 != 0) << describe(d);
+                    EXPECT_EQ(c512.copy_aligned || c512.row_lines, c512.row_out % 16 != 0) << describe(d);
+                    EXPECT_FALSE(c512.copy_aligned && c512.row_lines) << describe(d);
+                    lines += c512.row_lines;
                     paired += !c.nt_eligible;
                     ++seed;
                     ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
                 }
     });
     EXPECT_GT(paired, 0);
+    EXPECT_GT(lines, 0) << "512-bit rows stored as lines in place";
 }
 
 // The direct NXC kernel for shapes the 2-D separable rule would take (AVX2 f16 with a channel

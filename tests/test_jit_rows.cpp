@@ -206,7 +206,8 @@ TEST(jit_bitwise, nearest_row_mode_pairs) {
         {data_format::ncx, 1, 5, {13, 160}, {27, 288}},        // whole vectors: pairs at 512 bits too
         {data_format::nxc, 1, 4, {22, 60}, {51, 176}},         // flat rows of 704
         {data_format::ncx, 1, 2, {3, 9, 140}, {5, 7, 304}},    // 3-D, D up only
-        {data_format::ncx, 1, 3, {22, 150}, {35, 291}}};       // 1.6x: at 512 bits pairs in place
+        {data_format::ncx, 1, 3, {22, 150}, {35, 291}},        // 1.6x: at 512 bits pairs in place
+        {data_format::ncx, 1, 1, {4, 3000}, {9, 4501}}};       // 2x, f32 rows of 18 KB: in place too (NT: streamed)
     uint32_t seed = 1700;
     int64_t paired = 0, lines = 0;
     for_nt_and_1_to_3_threads([&](size_t nt_bytes, int threads) {

@@ -172,15 +172,15 @@ TEST(jit_bitwise, nearest_plane_rows_stored_aligned) {
 TEST(jit_bitwise, nearest_row_mode_rows_stored_aligned) {
     REQUIRE_AVX2();
     const std::vector<layout_shape> cases = {
-        {data_format::nxc, 14, {13, 26}, {16, 206}},  // flat NXC rows of 2884, row pairs
-        {data_format::ncx, 2, {40, 300}, {47, 555}},  // 34 vectors + 11, H up 1.18x: pairs
-        {data_format::ncx, 3, {40, 400}, {17, 777}},  // 48 vectors + 9, H down: singles
+        {data_format::nxc, 14, {13, 26}, {16, 206}},    // flat NXC rows of 2884, row pairs
+        {data_format::ncx, 2, {40, 300}, {47, 555}},    // 34 vectors + 11, H up 1.18x: pairs
+        {data_format::ncx, 3, {40, 400}, {17, 777}},    // 48 vectors + 9, H down: singles
         {data_format::ncx, 1, {1, 14000}, {1, 33001}},  // one row: spans on 2 threads
-        {data_format::ncx, 3, {2, 900}, {3, 1501}},   // nine rows
-        {data_format::ncx, 1, {20, 300}, {41, 555}},   // H up 2x, rows of 2 KB: through scratch
-        {data_format::ncx, 3, {20, 1000}, {41, 300}},  // W down 3.3x: 16-bit gathers, through scratch
-        {data_format::ncx, 1, {8, 100}, {17, 150}},    // under kLinesMinBytes: through scratch
-        {data_format::ncx, 1, {4, 3000}, {9, 4501}}};  // H up 2x, f32 rows of 18 KB: pairs
+        {data_format::ncx, 3, {2, 900}, {3, 1501}},     // nine rows
+        {data_format::ncx, 1, {20, 300}, {41, 555}},    // H up 2x, rows of 2 KB: through scratch
+        {data_format::ncx, 3, {20, 1000}, {41, 300}},   // W down 3.3x: 16-bit gathers, through scratch
+        {data_format::ncx, 1, {8, 100}, {17, 150}},     // under kLinesMinBytes: through scratch
+        {data_format::ncx, 1, {4, 3000}, {9, 4501}}};   // H up 2x, f32 rows of 18 KB: pairs
     auto windows = [](const layout_shape &cs, data_type t) { return t == data_type::f32 || cs.out.back() > cs.in.back(); };
     auto in_place = [](const layout_shape &cs, data_type t) {
         const int64_t row = cs.out.back() * (cs.f == data_format::nxc ? cs.c : 1) * xt::esize(t);

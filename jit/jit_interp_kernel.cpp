@@ -640,24 +640,25 @@ void jit_interp_kernel<isa>::w_pixel_pairs(const compute_fn &compute, const std:
     const int vb = simd_w * c.esize, ob = simd_w * 4, pxb = static_cast<int>(c.C * 4);
     const int full = static_cast<int>(c.c_full), lanes = tail_lanes(), back = lanes - static_cast<int>(c.c_tail);
     static_assert(!kEvex || 16 + kUnrollC + 1 <= 30, "held vectors below vmm_wil");
-    // Both pixels' n channels at the offsets; the second's into hold, stored at once if it is rb.
-    auto both_into = [&](int64_t n, int src_off, int dst_off, const Vmm &hold) {
+    // Both pixels' n channels at the offsets: the first's stored, the second's into r2 and
+    // stored too unless held (the caller stores it once the first pixel is done).
+    auto both_into = [&](int64_t n, int src_off, int dst_off, const Vmm &r2, bool held) {
         w_taps(ptr[reg_p0 + src_off], ptr[reg_p1 + src_off], n, -1);
         vmulps(vmm_hd0, vmm_w0, vmm_a);
         vfmadd231ps(vmm_hd0, vmm_w1, vmm_b);
-        vmulps(hold, wb0, vmm_a);
-        vfmadd231ps(hold, wb1, vmm_b);
+        vmulps(r2, wb0, vmm_a);
+        vfmadd231ps(r2, wb1, vmm_b);
         store_px(data_type::f32, ptr[reg_dst + dst_off], vmm_hd0, n, false);
-        if (hold.getIdx() == rb.getIdx()) store_px(data_type::f32, ptr[reg_dst + dst_off + pxb], rb, n, false);
+        if (!held) store_px(data_type::f32, ptr[reg_dst + dst_off + pxb], r2, n, false);
     };
-    auto both = [&](int64_t n, int src_off, int dst_off) { both_into(n, src_off, dst_off, rb); };
+    auto both = [&](int64_t n, int src_off, int dst_off) { both_into(n, src_off, dst_off, rb, false); };
     auto pairs = [&](int64_t n) {
         for_pixels(n, [&] {
             vbroadcastss(wb0, ptr[reg_tab + c.wtab_stride + 16]);
             vbroadcastss(wb1, ptr[reg_tab + c.wtab_stride + 20]);
             if (kEvex && full <= kUnrollC) {
-                for (int v = 0; v < full; ++v) both_into(simd_w, v * vb, v * ob, Vmm(16 + v));
-                if (c.c_tail > 0) both_into(lanes, full * vb - back * c.esize, full * ob - back * 4, Vmm(16 + full));
+                for (int v = 0; v < full; ++v) both_into(simd_w, v * vb, v * ob, Vmm(16 + v), true);
+                if (c.c_tail > 0) both_into(lanes, full * vb - back * c.esize, full * ob - back * 4, Vmm(16 + full), true);
                 for (int v = 0; v < full; ++v) store_px(data_type::f32, ptr[reg_dst + pxb + v * ob], Vmm(16 + v), simd_w, false);
                 if (c.c_tail > 0) store_px(data_type::f32, ptr[reg_dst + pxb + full * ob - back * 4], Vmm(16 + full), lanes, false);
                 dst_add(2 * pxb);

@@ -611,15 +611,23 @@ void jit_interp_kernel<isa>::store_px(data_type dt, const Address &a, const Vmm 
 }
 
 // The row's pixels as conf.px_segs has them: per segment, its single pixels (singles(n)) and
-// then its pairs (pairs(n)); then the pixels after the last segment singly.
+// then its pairs, each the second pixel's W weights (the next record's) into wb0 and wb1,
+// pair() (the first pixel's taps and weights as singly) and the step past the second record;
+// then the pixels after the last segment singly.
 template <cpu_isa isa>
-void jit_interp_kernel<isa>::px_segments(const std::function<void(int64_t)> &singles, const std::function<void(int64_t)> &pairs) {
+void jit_interp_kernel<isa>::px_segments(const std::function<void(int64_t)> &singles, const Vmm &wb0, const Vmm &wb1,
+                                         const std::function<void()> &pair) {
     const jit_conf &c = conf_;
     int64_t done = 0;
     for (int s = 0; s < c.n_px_segs; ++s) {
         const jit_conf::px_seg &g = c.px_segs[s];
         if (g.singles > 0) singles(g.singles);
-        pairs(g.pairs);
+        for_pixels(g.pairs, [&] {
+            vbroadcastss(wb0, ptr[reg_tab + c.wtab_stride + 16]);
+            vbroadcastss(wb1, ptr[reg_tab + c.wtab_stride + 20]);
+            pair();
+            add(reg_tab, c.wtab_stride);
+        });
         done += g.singles + 2 * g.pairs;
     }
     if (c.OW > done) singles(c.OW - done);
@@ -652,30 +660,25 @@ void jit_interp_kernel<isa>::w_pixel_pairs(const compute_fn &compute, const std:
         if (!held) store_px(data_type::f32, ptr[reg_dst + dst_off + pxb], r2, n, false);
     };
     auto both = [&](int64_t n, int src_off, int dst_off) { both_into(n, src_off, dst_off, rb, false); };
-    auto pairs = [&](int64_t n) {
-        for_pixels(n, [&] {
-            vbroadcastss(wb0, ptr[reg_tab + c.wtab_stride + 16]);
-            vbroadcastss(wb1, ptr[reg_tab + c.wtab_stride + 20]);
-            if (kEvex && full <= kUnrollC) {
-                for (int v = 0; v < full; ++v) both_into(simd_w, v * vb, v * ob, Vmm(16 + v), true);
-                if (c.c_tail > 0) both_into(lanes, full * vb - back * c.esize, full * ob - back * 4, Vmm(16 + full), true);
-                for (int v = 0; v < full; ++v) store_px(data_type::f32, ptr[reg_dst + pxb + v * ob], Vmm(16 + v), simd_w, false);
-                if (c.c_tail > 0) store_px(data_type::f32, ptr[reg_dst + pxb + full * ob - back * 4], Vmm(16 + full), lanes, false);
-                dst_add(2 * pxb);
-            } else {
-                vector_loop(full, vb, ob, both, [&](int vecs) {
-                    add(reg_p0, vecs * vb);
-                    add(reg_p1, vecs * vb);
-                    dst_add(vecs * ob);
-                });
-                if (c.c_tail > 0) both(lanes, -back * c.esize, -back * 4);  // the tail ends at the pixel's end
-                dst_add(2 * pxb - full * ob);                               // past the second pixel
-            }
-            add(reg_tab, c.wtab_stride);
-        });
+    auto pair = [&] {
+        if (kEvex && full <= kUnrollC) {
+            for (int v = 0; v < full; ++v) both_into(simd_w, v * vb, v * ob, Vmm(16 + v), true);
+            if (c.c_tail > 0) both_into(lanes, full * vb - back * c.esize, full * ob - back * 4, Vmm(16 + full), true);
+            for (int v = 0; v < full; ++v) store_px(data_type::f32, ptr[reg_dst + pxb + v * ob], Vmm(16 + v), simd_w, false);
+            if (c.c_tail > 0) store_px(data_type::f32, ptr[reg_dst + pxb + full * ob - back * 4], Vmm(16 + full), lanes, false);
+            dst_add(2 * pxb);
+        } else {
+            vector_loop(full, vb, ob, both, [&](int vecs) {
+                add(reg_p0, vecs * vb);
+                add(reg_p1, vecs * vb);
+                dst_add(vecs * ob);
+            });
+            if (c.c_tail > 0) both(lanes, -back * c.esize, -back * 4);  // the tail ends at the pixel's end
+            dst_add(2 * pxb - full * ob);                               // past the second pixel
+        }
     };
     auto singles = [&](int64_t n) { pixel_loop(compute, dst_add, nullptr, n, 4); };  // f32 out
-    px_segments(singles, pairs);
+    px_segments(singles, wb0, wb1, pair);
 }
 
 // Same-taps run (pair_kind::same_run): src[0] is src row i, rows i + 1 .. i + M follow it at
@@ -762,21 +765,16 @@ void jit_interp_kernel<isa>::gen_nxc_linear_run() {
     if (words_pair()) words_pair_consts();
     if (!c.n_px_segs) return pixel_loop(one(1), dst_add, two(1));
     auto singles = [&](int64_t n) { pixel_loop(one(1), dst_add, two(1), n); };
-    auto pairs = [&](int64_t n) {
-        for_pixels(n, [&] {
-            vbroadcastss(wb0, ptr[reg_tab + c.wtab_stride + 16]);
-            vbroadcastss(wb1, ptr[reg_tab + c.wtab_stride + 20]);
-            auto step = [&](int vecs) {
-                add(reg_p0, vecs * vb);
-                add(reg_p1, vecs * vb);
-                add(reg_dst, vecs * vb);
-            };
-            vector_loop(c.c_full, vb, vb, one(2), step, two(2));
-            add(reg_dst, pxb);  // past the second pixel (c_tail is 0 with the run kernel's pairs)
-            add(reg_tab, c.wtab_stride);
-        });
+    auto pair = [&] {
+        auto step = [&](int vecs) {
+            add(reg_p0, vecs * vb);
+            add(reg_p1, vecs * vb);
+            add(reg_dst, vecs * vb);
+        };
+        vector_loop(c.c_full, vb, vb, one(2), step, two(2));
+        add(reg_dst, pxb);  // past the second pixel (c_tail is 0 with the run kernel's pairs)
     };
-    px_segments(singles, pairs);
+    px_segments(singles, wb0, wb1, pair);
 }
 
 template <cpu_isa isa>

@@ -83,8 +83,9 @@ private:
     void gen_nxc_linear_run();  // pair_kind::same_run (conf.same_run)
     // W only, conf.px_segs: the pairs from one widening of their taps, the rest singly.
     void w_pixel_pairs(const std::function<void(int64_t, int, int)> &compute, const std::function<void(int)> &dst_add);
-    // The row's pixels segment by segment (conf.px_segs): singles(n) pixels, then pairs(n) pairs.
-    void px_segments(const std::function<void(int64_t)> &singles, const std::function<void(int64_t)> &pairs);
+    // The row's pixels segment by segment (conf.px_segs): singles(n) pixels, then the pairs,
+    // the second pixel's W weights into wb0 and wb1 before each pair().
+    void px_segments(const std::function<void(int64_t)> &singles, const Vmm &wb0, const Vmm &wb1, const std::function<void()> &pair);
     // compute(n, src_off, dst_off) makes and stores n channels at byte offset src_off from
     // reg_p0 / reg_p1 and dst_off from the output pointers.
     using compute_fn = std::function<void(int64_t, int, int)>;

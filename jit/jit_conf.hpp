@@ -488,14 +488,14 @@ struct jit_conf {
     // NT-eligible on one thread by nt_pays's src rule alone: dst under nt_min_bytes(1), src and
     // dst together past the usable LLC (for the plan's words).
     bool nt_by_src = false;
-    // Nearest with an NT-sized dst whose rows cannot take aligned NT stores (NXC pixels that
-    // are not whole vectors, as f32 C = 21; NCX rows of OW % simd_w != 0): the row kernel writes
-    // a row into per-thread scratch at stream_off, where it stays in L1/L2, and a stream copy
-    // (jit_stream_copy.hpp) writes it with aligned NT stores to the dst rows that repeat its
-    // src row, all of them as one region (scratch: the row, then its first 64 bytes again).
-    // Only where H upsampling by 2x or more makes rows repeat; rows over kStreamRowMax
-    // would not stay in L2. Otherwise plain stores. Direct NXC 3-D linear likewise, each row
-    // (a D pair: both rows) once, where dst passes stream_min_bytes (jit_conf_stores.cpp).
+    // Nearest with a dst past stream_min_bytes whose rows cannot take aligned NT stores (NXC
+    // pixels that are not whole vectors, as f32 C = 21; NCX rows of OW % simd_w != 0): the row
+    // kernel writes a row into per-thread scratch at stream_off, where it stays in L1/L2, and a
+    // stream copy (jit_stream_copy.hpp) writes it with aligned NT stores to the dst rows that
+    // repeat its src row, all of them as one region (scratch: the row, then its first 64 bytes
+    // again). Only where H upsampling by 2x or more makes rows repeat; rows over kStreamRowMax
+    // would not stay in L2. Otherwise plain stores. Direct NXC 3-D linear likewise, each row (a
+    // D pair: both rows) once (jit_conf_stores.cpp).
     static constexpr int64_t kStreamRowMax = int64_t(256) << 10;
     bool nt_stream = false;
     int64_t stream_off = 0;
@@ -601,8 +601,9 @@ size_t nt_min_bytes(int threads = 1);
 // nt_min_bytes alone.
 constexpr size_t kNtSrcFloor = size_t(4) << 20;
 bool nt_pays(const problem &p, int threads = 1);
-// The dst size from which direct NXC 3-D linear rows that cannot take aligned NT stores stream
-// through scratch (jit_conf::nt_stream): the usable LLC, or nt_min_bytes where that is larger.
+// The dst size from which rows that cannot take aligned NT stores stream through scratch
+// (jit_conf::nt_stream: nearest rows, direct NXC 3-D linear rows): the usable LLC, or
+// nt_min_bytes where that is larger.
 // A dst past the LLC goes to DRAM either way, and plain stores then read each line first;
 // under it they ran faster than the trip through scratch. Where nt_min_bytes is set
 // (XINTERP_NT_MIN_BYTES, tests), nt_min_bytes.

@@ -71,7 +71,17 @@ void set_stores(jit_conf &c, const problem &p) {
     // drivers only: plane mode writes a plane of short rows per call), where H upsampling by 2x
     // or more repeats each row. A/B on the dev VM, against plain stores: 8-9x up 1.3-1.5x
     // faster, 2x up 1.0-1.2x; 1.5x up 0.95x and H down 0.85x (each row then pays the trip
-    // through scratch once and saves nothing).
+    // through scratch once and saves nothing). Only where dst passes stream_min_bytes, as the
+    // 3-D linear rows below: under the usable LLC plain stores leave dst there, and the Xeon
+    // dev VM (Emerald Rapids; 4 MiB NT threshold, 16 MiB of LLC counted on) wrote such rows
+    // faster plainly than through scratch. bench_ab against streaming from nt_min_bytes, both
+    // orders, 1 thread: NXC 27x85 -> 73x674 C = 24 (4.7 MB) 0.83x the time, 73x155 ->
+    // 195x1049 C = 12 (9.8 MB) f32 0.79-0.81x and 16-bit 0.84-0.86x, 70x77 -> 147x165 C = 142
+    // (13.8 MB) 0.84-0.88x, 20x85 -> 160x674 C = 24 (10.4 MB, 8x up) 0.89-0.93x, 100x300 ->
+    // 400x1201 C = 4 NCX and NXC 0.90-0.91x, seg_8x NXC bf16 (11 MB) 0.94-0.96x; 2 threads
+    // (8 MiB threshold) 0.81-0.90x where it applies; NXC 200x500 -> 600x1503 C = 2 (7.2 MB,
+    // flat rows of 12 KB) 0.96-1.04x. Past the LLC the stream stays: 100x100 -> 400x400 C =
+    // 40 (25.6 MB) ran 1.9x slower plainly and 1000x1000 -> 3000x3000 C = 1 (36 MB) 2.5x.
     // Nearest rows at 512 bits that the W pass stores as whole aligned lines (plane_lines,
     // row_lines below): rows of two lines or more that are not whole lines, f32 or 16-bit with
     // windows, a dst of kLinesMinBytes or more.
@@ -80,7 +90,7 @@ void set_stores(jit_conf &c, const problem &p) {
                                c.row_out % lanes != 0 && c.row_out >= 2 * lanes && p.dst_bytes >= jit_conf::kLinesMinBytes;
     if (!lin && !c.plane_mode) {
         const bool repeats = p.out[1] >= 2 * p.in[1];
-        c.nt_stream = big && repeats && !c.nt_eligible && c.dst_row_bytes >= 64 && c.dst_row_bytes <= jit_conf::kStreamRowMax;
+        c.nt_stream = big && p.dst_bytes >= stream_min_bytes() && repeats && !c.nt_eligible && c.dst_row_bytes >= 64 && c.dst_row_bytes <= jit_conf::kStreamRowMax;
         // Rows that split lines, made once in scratch and copied with aligned stores
         // (jit_conf.hpp, copy_aligned). bench_ab against the row kernel and its pairs (Xeon
         // dev VM, 512 bits, f32/bf16/f16): 108x233 -> 207x362 C = 4 0.60/0.61/0.61x the time

@@ -706,7 +706,23 @@ TEST(jit_conf, nt_threshold_follows_the_last_level_cache) {
     EXPECT_TRUE(s.nt_stream && !s.nt_eligible);
     EXPECT_EQ(s.scratch_bytes, 512 * 21 * 4 + 64);
     set_nt_min_bytes_for_testing(0);
-    EXPECT_EQ(make_jit_conf(make_problem(seg), cpu_isa::avx2).nt_stream, nt_pays(make_problem(seg)));
+    // Without an override they stream from stream_min_bytes (the usable LLC, or the NT
+    // threshold where that is larger), not from the NT threshold: seg_8x's rows, H up 2x, with
+    // a dst just under it (NT-sized where the LLC counts more than the threshold) and just over.
+    const size_t from = stream_min_bytes(), row = 512 * 21 * 4;
+    EXPECT_EQ(from, std::max(nt_min_bytes(), llc));
+    auto seg_rows = [&](size_t bytes) {
+        const int64_t n = static_cast<int64_t>(bytes / row / 2);
+        return make_problem(problem_builder().src({1, n, 64, 21}).sizes({2 * n, 512}).mode(mode::nearest));
+    };
+    const problem under = seg_rows(from - 4 * row), over = seg_rows(from + 4 * row);
+    ASSERT_LT(under.dst_bytes, from);
+    ASSERT_GE(over.dst_bytes, from);
+    if (under.dst_bytes >= nt_min_bytes()) {
+        EXPECT_TRUE(nt_pays(under));
+    }
+    EXPECT_FALSE(make_jit_conf(under, cpu_isa::avx2).nt_stream);
+    EXPECT_TRUE(make_jit_conf(over, cpu_isa::avx2).nt_stream);
 }
 
 // nt_pays: on one thread also a dst of 4 MiB or more under the threshold where src and dst

@@ -81,6 +81,26 @@ bool big_window_table(const problem &p, int64_t w) {
     return p.c >= 6 && outputs * 8 > 4 * jit_conf::kNarrowTableMax;
 }
 
+// Nearest f32 flat rows at 512 bits whose table outgrows L1 (kNarrowTableMax) where each output row
+// makes its own W pass (1-D, or 2-D with H up less than 2x: no row pairs or copies) read the whole
+// table from L2 per row, 2 bytes for each byte stored, and narrow pixels (8 bytes of record per
+// pixel) beat them from C = 6. Xeon dev VM (Emerald Rapids), bench_ab, narrow against the windows,
+// both orders, table size in brackets: 53x216 -> 26x1620 C = 10 (130 KB; the sweep's 0.88x case
+// against oneDNN) 0.78-0.87x the time, 53x216 -> 53x1620 0.87x, 60x300 -> 60x900 C = 9 (65 KB)
+// 0.86-0.88x, C = 11, 14 and 15 0.85-0.86x, 60x300 -> 40x900 C = 14 0.82-0.86x, 100x200 -> 100x300
+// C = 15 0.89x, 50x100 -> 50x400 C = 11 0.85x, 40x400 -> 60x1200 C = 12 0.88-0.92x, 40x1000 ->
+// 40x2000 C = 6 0.88-0.96x; 2 threads 0.86-0.97x; C = 13 60x300 -> 60x900 0.96-1.02x (once 1.14x).
+// Under L1 it was mixed: 60x300 -> 60x900 C = 6 (43 KB) 0.81x and 100x100 -> 70x600 C = 8 (38 KB)
+// 0.80x, but C = 4, 5 and 7 (29-39 KB) 1.00-1.03x and 64x64 -> 64x128 C = 14 (14 KB) 1.04x, so the
+// rule starts at L1. With rows in pairs (53x216 -> 106x1620) 0.98x, so those keep the 192 KiB rule.
+// 16-bit narrow pixels lost at C <= 12 (1.4-2.6x the time at 60x300 -> 60x900 C = 4-7, 30x60 ->
+// 30x200 C = 12), so 16-bit keeps it too, as 256 bits (unmeasured) does.
+bool unshared_window_table(const problem &p, int64_t w) {
+    if (w != 16 || p.dt != data_type::f32 || p.c < 6 || p.k == 3 || p.out[1] >= 2 * p.in[1]) return false;
+    const int64_t outputs = (p.out[2] * p.c + w - 1) / w * w;  // whole records
+    return outputs * 8 > jit_conf::kNarrowTableMax;
+}
+
 // Whether a 2-D flat row's W step, big table and all (big_window_table), is shared by enough
 // output rows to cost less than narrow pixels. Per output row, in cycles per 16 outputs: the
 // blend ~1.5, the W step ~14 (its table's 20 bytes per output from L2, the loads, permutes
@@ -146,13 +166,14 @@ bool narrow_pays(const problem &p, kernel_isa k) {
 // 224 x 224) took 0.84x the time in bf16 and f16 at 256 bits and 0.98x in f32 (0.84x run back
 // to back alone), 0.37-0.71x at 512 bits (Zen 4 dev VM, bench_ab; jit/README.md: Nearest pixels).
 // Where windows serve, the flat rows make a vector of outputs from one load and a permute
-// (img_up NXC C = 3) and stay, unless their table is big (big_window_table).
+// (img_up NXC C = 3) and stay, unless their table is big (big_window_table), or (f32 at 512
+// bits) outgrows L1 where rows do not repeat (unshared_window_table).
 bool narrow_nearest_pays(const problem &p, kernel_isa k) {
     const cpu_isa isa = k.generator();
     const int64_t w = simd_w_of(isa);
     if (p.fmt != data_format::nxc || p.algorithm != alg::nearest || p.c >= w || !flat_rows_fit(p, p.c)) return false;
     if (const int forced = g_narrow.load(); forced >= 0) return forced == 1;
-    return big_window_table(p, w) || !flat_rows_have_windows(p, isa);
+    return big_window_table(p, w) || unshared_window_table(p, w) || !flat_rows_have_windows(p, isa);
 }
 }  // namespace
 

@@ -1,10 +1,12 @@
 // Random shapes against oneDNN, same process, alternating: the suite's shapes are the ones we
 // tuned for, so this looks for the ones we did not. Per shape (1-3 spatial dims, C 1-299, src
 // dims up to 4000 / 400 / 64 per axis by rank, each axis scaled by 0.1-8x, 4 KB to 48 MB of
-// src + dst) every mode x layout in f32, each case's median ratio (oneDNN time / xinterp
-// time), then the geometric mean, the count below 1 and the slowest cases. A fixed seed picks
-// the shapes, so a run is reproducible up to the VM's noise.
+// src + dst) every mode x layout in f32 (or --dtype bf16, where oneDNN takes it: AVX512-BF16
+// hosts), each case's median ratio (oneDNN time / xinterp time), then the geometric mean, the
+// count below 1 and the slowest cases. A fixed seed picks the shapes, so a run is reproducible
+// up to the VM's noise.
 //   bench_sweep [--shapes N] [--seed S] [--threads N] [--reps N] [--warmup-ms N] [--show K]
+//               [--dtype f32|bf16]
 #include <omp.h>
 
 #include <algorithm>
@@ -35,7 +37,7 @@ int main(int argc, char **argv) {
     f.warmup_ms = 20;
     int shapes = 150, show = 12;
     unsigned seed = 7;
-    std::string one;
+    std::string one, dtype = "f32";
     for (int i = 1; i < argc; ++i) {
         if (f.parse(argc, argv, i)) continue;
         const std::string a = argv[i];
@@ -44,11 +46,17 @@ int main(int argc, char **argv) {
         else if (a == "--seed") seed = static_cast<unsigned>(next());
         else if (a == "--show") show = next();
         else if (a == "--shape" && i + 1 < argc) one = argv[++i];
+        else if (a == "--dtype" && i + 1 < argc) dtype = argv[++i];
         else {
-            std::fprintf(stderr, "usage: bench_sweep [--shapes N] [--seed S] [--shape C=c,AxB..,AxB..] [--threads N] [--reps N] [--warmup-ms N] [--show K]\n");
+            std::fprintf(stderr, "usage: bench_sweep [--shapes N] [--seed S] [--shape C=c,AxB..,AxB..] [--threads N] [--reps N] [--warmup-ms N] [--show K] [--dtype f32|bf16]\n");
             return 2;
         }
     }
+    if (dtype != "f32" && dtype != "bf16") {
+        std::fprintf(stderr, "bench_sweep: --dtype '%s' is not f32 or bf16 (oneDNN has no f16 resampling to compare with)\n", dtype.c_str());
+        return 2;
+    }
+    const data_type dt = dtype == "bf16" ? data_type::bf16 : data_type::f32;
     if (!f.valid() || shapes < 1 || show < 0) {
         std::fprintf(stderr, "bench_sweep: --shapes, --threads and --reps must be at least 1, --warmup-ms and --show at least 0\n");
         return 2;
@@ -66,23 +74,24 @@ int main(int argc, char **argv) {
     return 0;
 #else
     omp_set_num_threads(f.threads);
-    if (one.empty()) std::printf("# %d random shapes (seed %u) x {nearest, linear} x {NCX, NXC}, f32, threads=%d reps=%d warmup=%d ms;\n"
+    if (one.empty()) std::printf("# %d random shapes (seed %u) x {nearest, linear} x {NCX, NXC}, %s, threads=%d reps=%d warmup=%d ms;\n"
                 "# ratio = oneDNN time / xinterp time (medians)\n",
-                shapes, seed, f.threads, f.reps, f.warmup_ms);
-    else std::printf("# one shape x {nearest, linear} x {NCX, NXC}, f32, threads=%d reps=%d warmup=%d ms;\n"
-                     "# ratio = oneDNN time / xinterp time (medians)\n", f.threads, f.reps, f.warmup_ms);
+                shapes, seed, dtype.c_str(), f.threads, f.reps, f.warmup_ms);
+    else std::printf("# one shape x {nearest, linear} x {NCX, NXC}, %s, threads=%d reps=%d warmup=%d ms;\n"
+                     "# ratio = oneDNN time / xinterp time (medians)\n", dtype.c_str(), f.threads, f.reps, f.warmup_ms);
     std::mt19937 rng(seed);
     std::vector<result> all;
     for (int made = 0; made < shapes; ++made) {
         const xbench::shape_case c = one.empty() ? xbench::random_shape(rng) : only;
         for (bool linear : {false, true})
             for (bool ncx : {true, false}) {
-                const op_desc d = xbench::make_desc(c, linear, ncx, data_type::f32);
+                const op_desc d = xbench::make_desc(c, linear, ncx, dt);
                 primitive_desc pd(d);
                 primitive prim(pd);
                 xbench::abuf src(pd.src_bytes()), dst(pd.dst_bytes()), dst2(pd.dst_bytes());
-                xbench::fill_normal(4, false, src.data(), src.size() / 4);
-                xbench::dnnl_peer peer(c, ncx, linear, data_type::f32, src.data(), dst2.data());
+                const int es = dt == data_type::f32 ? 4 : 2;
+                xbench::fill_normal(es, dt == data_type::bf16, src.data(), src.size() / es);
+                xbench::dnnl_peer peer(c, ncx, linear, dt, src.data(), dst2.data());
                 if (!peer.ok) continue;
                 std::vector<double> tx, td;
                 auto round = [&](bool keep) {
@@ -97,6 +106,10 @@ int main(int argc, char **argv) {
                                std::string(linear ? "linear " : "nearest ") + (ncx ? "NCX " : "NXC ") + "C=" + std::to_string(c.c) +
                                    " " + xbench::dims_str(c.in) + " -> " + xbench::dims_str(c.out) + "  " + pd.kernel_name()});
             }
+    }
+    if (all.empty()) {
+        std::printf("# bench_sweep: SKIPPED, oneDNN took none of the %s cases on this CPU\n", dtype.c_str());
+        return 0;
     }
     double logs = 0;
     int below = 0;

@@ -90,7 +90,8 @@ void set_stores(jit_conf &c, const problem &p) {
                                c.row_out % lanes != 0 && c.row_out >= 2 * lanes && p.dst_bytes >= jit_conf::kLinesMinBytes;
     if (!lin && !c.plane_mode) {
         const bool repeats = p.out[1] >= 2 * p.in[1];
-        c.nt_stream = big && p.dst_bytes >= stream_min_bytes() && repeats && !c.nt_eligible && c.dst_row_bytes >= 64 && c.dst_row_bytes <= jit_conf::kStreamRowMax;
+        c.nt_stream = big && p.dst_bytes >= stream_min_bytes() && repeats && !c.nt_eligible && c.dst_row_bytes >= 64 &&
+                      c.dst_row_bytes <= jit_conf::kStreamRowMax;
         // Rows that split lines, made once in scratch and copied with aligned stores
         // (jit_conf.hpp, copy_aligned). bench_ab against the row kernel and its pairs (Xeon
         // dev VM, 512 bits, f32/bf16/f16): 108x233 -> 207x362 C = 4 0.60/0.61/0.61x the time

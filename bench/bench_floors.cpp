@@ -1,5 +1,6 @@
 // The physical floors of each suite case on this machine, measured in the same process as
-// xinterp, alternating per repetition (f32, 1 thread unless --threads says otherwise):
+// xinterp, alternating per repetition (f32 unless --dtype says otherwise, 1 thread unless
+// --threads does):
 // - read floor: one load from every 64-byte src line that the output needs (the taps of every
 //   axis, zero-weight linear taps included: semantics.md needs them for NaN propagation);
 // - write floor: the faster of memset and a non-temporal fill of the dst bytes (the stores
@@ -9,8 +10,11 @@
 // of oneDNN. The floors use as many threads as xinterp. --scale N instead times xinterp and
 // the floors at 1 and N threads, alternating, and prints both speedups: where the floor itself
 // does not scale, no kernel does. --large keeps the suite's large cases. Each case first runs
-// its contenders untimed, alternating, for --warmup-ms (xbench::warm_up).
+// its contenders untimed, alternating, for --warmup-ms (xbench::warm_up). --dtype bf16 or f16
+// gives the 16-bit cases their own floors (half the bytes), for the goal that 16-bit take at
+// most 0.6x the f32 time: where 0.6x of f32 is under a 16-bit case's floor, no kernel meets it.
 //   bench_floors [--threads N] [--reps N] [--warmup-ms N] [--filter S] [--large] [--scale N]
+//                [--dtype f32|bf16|f16]
 #include <emmintrin.h>
 #include <omp.h>
 
@@ -52,13 +56,13 @@ std::vector<int64_t> axis_taps(int64_t in, int64_t out, bool linear) {
     return v;
 }
 
-// Byte offsets (one per line) of every src line the output needs, f32.
-std::vector<int64_t> needed_lines(const xbench::shape_case &sc, bool linear, bool ncx) {
+// Byte offsets (one per line) of every src line the output needs, in elements of es bytes.
+std::vector<int64_t> needed_lines(const xbench::shape_case &sc, bool linear, bool ncx, int64_t es) {
     std::vector<int64_t> in = sc.in, out = sc.out;
     while (in.size() < 3) in.insert(in.begin(), 1), out.insert(out.begin(), 1);
     const auto d = axis_taps(in[0], out[0], linear), h = axis_taps(in[1], out[1], linear), w = axis_taps(in[2], out[2], linear);
     std::vector<int64_t> lines;
-    const int64_t planes = ncx ? sc.n * sc.c : sc.n, pix_bytes = ncx ? 4 : 4 * sc.c;
+    const int64_t planes = ncx ? sc.n * sc.c : sc.n, pix_bytes = ncx ? es : es * sc.c;
     for (int64_t pl = 0; pl < planes; ++pl)
         for (int64_t id : d)
             for (int64_t ih : h) {
@@ -111,20 +115,21 @@ struct contenders {
 #ifdef XINTERP_HAVE_DNNL
     xbench::dnnl_peer peer;
 #endif
-    contenders(const xbench::shape_case &c, bool lin, bool nc)
-        : pd(xbench::make_desc(c, lin, nc, data_type::f32)),
+    contenders(const xbench::shape_case &c, bool lin, bool nc, data_type dt)
+        : pd(xbench::make_desc(c, lin, nc, dt)),
           prim(pd),
           src(pd.src_bytes()),
           dst(pd.dst_bytes()),
           other(pd.dst_bytes()),  // the NT fill's own: on dst it would evict what the others find cached
           dnnl_dst(pd.dst_bytes()),
-          lines(needed_lines(c, lin, nc))
+          lines(needed_lines(c, lin, nc, dt == data_type::f32 ? 4 : 2))
 #ifdef XINTERP_HAVE_DNNL
           ,
-          peer(c, nc, lin, data_type::f32, src.data(), dnnl_dst.data())
+          peer(c, nc, lin, dt, src.data(), dnnl_dst.data())
 #endif
     {
-        xbench::fill_normal(4, false, src.data(), pd.src_bytes() / 4);
+        const int es = dt == data_type::f32 ? 4 : 2;
+        xbench::fill_normal(es, dt == data_type::bf16, src.data(), pd.src_bytes() / es);
     }
     bool have_dnnl() const {
 #ifdef XINTERP_HAVE_DNNL
@@ -176,7 +181,8 @@ private:
     static inline std::atomic<float> sink_{0};  // keeps the loads; any thread may write it
 };
 
-constexpr const char *kUsage = "usage: bench_floors [--threads N] [--reps N] [--warmup-ms N] [--filter S] [--large] [--scale N]\n";
+constexpr const char *kUsage =
+    "usage: bench_floors [--threads N] [--reps N] [--warmup-ms N] [--filter S] [--large] [--scale N] [--dtype f32|bf16|f16]\n";
 
 }  // namespace
 
@@ -184,30 +190,37 @@ int main(int argc, char **argv) {
     xbench::run_flags f(15);
     int scale = 0;
     bool large_only = false;
+    std::string dtype = "f32";
     for (int i = 1; i < argc; ++i) {
         if (f.parse(argc, argv, i)) continue;
         const std::string a = argv[i];
         if (a == "--scale" && i + 1 < argc) scale = std::atoi(argv[++i]);
         else if (a == "--large") large_only = true;
+        else if (a == "--dtype" && i + 1 < argc) dtype = argv[++i];
         else {
             std::fprintf(stderr, "%s", kUsage);
             return 2;
         }
     }
     const int threads = f.threads, reps = f.reps;
+    if (dtype != "f32" && dtype != "bf16" && dtype != "f16") {
+        std::fprintf(stderr, "bench_floors: --dtype '%s' is not f32, bf16 or f16\n%s", dtype.c_str(), kUsage);
+        return 2;
+    }
+    const data_type dt = dtype == "f32" ? data_type::f32 : dtype == "bf16" ? data_type::bf16 : data_type::f16;
     if (!f.valid() || scale < 0 || scale == 1) {
         std::fprintf(stderr, "bench_floors: --threads and --reps must be >= 1, --warmup-ms >= 0, --scale >= 2\n%s", kUsage);
         return 2;
     }
     if (scale) {
-        std::printf("# scaling, 1 against %d threads, alternating, reps=%d warmup=%d ms f32; medians in microseconds;\n", scale, reps,
-                    f.warmup_ms);
+        std::printf("# scaling, 1 against %d threads, alternating, reps=%d warmup=%d ms %s; medians in microseconds;\n", scale, reps,
+                    f.warmup_ms, dtype.c_str());
         std::printf("# floor = max(read, min(memset, ntfill)) at that thread count; speedup = 1-thread time / %d-thread time\n", scale);
         std::printf("%-10s %-7s %-3s %10s %10s %8s %10s %10s %8s\n", "case", "mode", "fmt", "x_1", "x_n", "x_spd", "floor_1",
                     "floor_n", "floor_spd");
     } else {
-        std::printf("# threads=%d reps=%d warmup=%d ms f32; medians in microseconds; floor = max(read, min(memset, ntfill));\n", threads,
-                    reps, f.warmup_ms);
+        std::printf("# threads=%d reps=%d warmup=%d ms %s; medians in microseconds; floor = max(read, min(memset, ntfill));\n",
+                    threads, reps, f.warmup_ms, dtype.c_str());
         std::printf("# onednn/floor: the most any kernel can be ahead of oneDNN without beating the floor\n");
         std::printf("%-10s %-7s %-3s %10s %10s %10s %10s %9s %10s %12s\n", "case", "mode", "fmt", "xinterp", "read", "memset",
                     "ntfill", "floor/x", "onednn", "onednn/floor");
@@ -217,7 +230,7 @@ int main(int argc, char **argv) {
         if (large_only && !sc.large) continue;
         for (bool linear : {false, true})
             for (bool ncx : {true, false}) {
-                contenders k(sc, linear, ncx);
+                contenders k(sc, linear, ncx, dt);
                 const char *mode = linear ? "linear" : "nearest", *fmt = ncx ? "NCX" : "NXC";
                 if (scale) {
                     // Each timed run follows an untimed one of itself (the steady state of an op

@@ -77,7 +77,7 @@ void set_flat(jit_conf &c, const problem &p, int64_t row_in, int64_t row_out) {
     c.per_pairs = c.per_inlane = c.per_lane_split = false;
     c.h2_pairs = c.fuse_h = c.plane_mode = c.hvol = c.wplane_cols = c.cols_inlane = false;
     c.d_pairs = c.h_pairs = c.h_runs = c.pairs_nt = c.nearest_row_pairs = c.plane_lines = c.row_lines = c.blend_lines = false;
-    c.nt_eligible = c.nt_by_src = c.nt_stream = c.copy_aligned = false;
+    c.nt_eligible = c.nt_by_src = c.nt_stream = c.plane_stream = c.copy_aligned = false;
     c.prefetch_bytes = 0;
     c.par_min_bytes = c.algorithm == alg::linear ? jit_conf::kParMinFlat : jit_conf::kParMinFlatNearest;
     c.n_slots = c.n_wplanes = 0;

@@ -498,6 +498,13 @@ struct jit_conf {
     // D pair: both rows) once (jit_conf_stores.cpp).
     static constexpr int64_t kStreamRowMax = int64_t(256) << 10;
     bool nt_stream = false;
+    // NCX nearest plane mode (rows of 512 bytes or less) likewise, a plane at a time: where
+    // dst passes twice stream_min_bytes and the plane's rows cannot take aligned NT stores, the
+    // plane kernel writes a plane into scratch at stream_off and the stream copy (its row: the
+    // plane, OH * dst_row_bytes, up to kStreamRowMax) writes it to dst; a plane that repeats
+    // the src slice of the plane before (D upsampled) is streamed again, not made again. Only
+    // on one thread; planes a thread's range cuts go to dst directly (jit_conf_stores.cpp).
+    bool plane_stream = false;
     int64_t stream_off = 0;
     // Nearest row mode (pass engine) whose dst rows are not whole vectors long (row_out %
     // simd_w != 0), so that most rows start off a cache line and nearly every full-vector

@@ -120,6 +120,29 @@ void set_stores(jit_conf &c, const problem &p) {
             c.scratch_bytes = c.stream_off + c.dst_row_bytes + 64;
         }
     }
+    // NCX nearest planes likewise (jit_conf.hpp, plane_stream), from twice that size: plane
+    // mode's plain stores had run 9x54x12 -> 62x257x69 C = 10 (44 MB, the random sweep's 0.93x
+    // case against oneDNN) at 8.5 GB/s, rows of 276 bytes whose split lines reach DRAM. Xeon dev
+    // VM (Emerald Rapids), bench_ab against plain stores, 1 thread: 3-D NCX f32 10x40x30 ->
+    // 40x120x90 C = 48 (83 MB) 0.45-0.46x the time and bf16 0.52-0.72x, 16x64x60 -> 64x128x120
+    // C = 32 (126 MB) 0.51x, 16-bit 0.45-0.47x, 20x40x30 -> 80x160x120 C = 8 (49 MB) 0.52-0.58x,
+    // 30x40x15 -> 240x400x30 C = 4 (46 MB) 0.32-0.44x, 40x100x20 -> 200x400x40 C = 3 (38 MB)
+    // 0.64x, 2-D 20x600x30 -> 100x2000x60 C = 2 bf16 (48 MB) 0.50x; 44 MB C = 10 0.49-0.61x
+    // (0.89-1.08x in between, when this VM's LLC held more of it), 2-D 100x30 -> 400x90 C =
+    // 256 (37 MB) 0.85-1.22x; under 32 MiB it lost: 31 MB 0.81-1.08x, 22-25 MB 1.10-1.55x. On
+    // 2 threads it was mixed (46 and 83 MB 0.79x and 0.88x, but 37 and 44 MB 1.19-1.53x and
+    // bf16 41 MB 1.09-1.15x), so executions on more threads store in place
+    // (jit_pass_driver.cpp). NXC flat planes (rows of 480 bytes: 38 and 46 MB) ran 1.09x slower
+    // streamed and keep plain stores.
+    if (!lin && c.plane_mode && !c.nt_eligible && p.fmt == data_format::ncx) {
+        const int64_t plane = p.out[1] * c.dst_row_bytes;
+        const size_t from = 2 * stream_min_bytes();
+        c.plane_stream = big && p.dst_bytes >= from && plane >= 64 && plane <= jit_conf::kStreamRowMax;
+        if (c.plane_stream) {  // one plane per stream call (jit_copy_args::rows = 1)
+            c.stream_off = (c.scratch_bytes + 63) / 64 * 64;
+            c.scratch_bytes = c.stream_off + plane;
+        }
+    }
     // Direct NXC 3-D linear rows that cannot take aligned NT stores (pixels that are not whole
     // vectors) stream through scratch where dst passes stream_min_bytes: each call writes its
     // row (or a D pair's two) there, and the stream copy takes them to dst with NT stores.

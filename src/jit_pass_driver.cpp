@@ -134,8 +134,8 @@ private:
             wpass_nt_ = std::make_unique<wpass_t>(conf_, true, true, fused, conf_.plane_mode);
             wpass_nt_->generate();
         }
-        if (conf_.nt_stream) {
-            stream_ = std::make_unique<jit_stream_copy>(conf_.dst_row_bytes);
+        if (conf_.nt_stream || conf_.plane_stream) {  // plane_stream: a plane is the stream's row
+            stream_ = std::make_unique<jit_stream_copy>(conf_.plane_stream ? p.out[1] * conf_.dst_row_bytes : conf_.dst_row_bytes);
             stream_->generate();
         }
         // Row mode nearest copies a row that repeats the one before (run_nearest): not with
@@ -250,7 +250,7 @@ private:
         a.flags = x.flags;
         a.v1 = conf_.ow_vecs;  // conf.span_units: the whole row
         const auto fn = pick(nt, wpass_, wpass_nt_);
-        if (conf_.plane_mode) return run_tabled_planes(r0, r1, x);
+        if (conf_.plane_mode) return run_tabled_planes(r0, r1, x, scratch);
         const auto stream_fn = stream_ && nt_wanted() ? stream_->fn() : nullptr;  // NT-sized for these threads
         uint8_t *row_buf = scratch + conf_.stream_off;
         const auto pair_fn = pair_ && !nt ? pair_->fn() : nullptr;  // plain stores only
@@ -368,8 +368,11 @@ private:
     }
 
     // Nearest and fused 2-D plane mode: one W-pass call per run of rows within a (plane, od),
-    // each row's src row(s) (and fused, H weights) from its hrows record.
-    void run_tabled_planes(int64_t r0, int64_t r1, const exec_ctx &x) const {
+    // each row's src row(s) (and fused, H weights) from its hrows record. conf.plane_stream
+    // on one thread with an NT-sized dst: a whole plane into scratch (unless it repeats the src
+    // slice of the plane streamed before), then streamed to dst; a plane a range cuts goes to
+    // dst (jit_conf.hpp: more threads store plainly).
+    void run_tabled_planes(int64_t r0, int64_t r1, const exec_ctx &x, uint8_t *scratch = nullptr) const {
         const uint8_t *src = x.src;
         uint8_t *dst = x.dst;
         const bool nearest = prob().algorithm == alg::nearest;
@@ -378,12 +381,28 @@ private:
         a.tab = tables_.wtab.data();
         a.flags = x.flags;
         const auto fn = pick(x.nt, wpass_, wpass_nt_);
+        const auto stream_fn = conf_.plane_stream && stream_ && scratch && exec_threads() == 1 && nt_wanted() ? stream_->fn() : nullptr;
+        const int64_t oh_n = prob().out[1];
+        uint8_t *plane_buf = scratch ? scratch + conf_.stream_off : nullptr;
+        int64_t made = -1;  // the src slice (its first row) whose plane plane_buf holds
         for_plane_runs(r0, r1, [&](const row_id &o, int64_t r, int64_t n) {
             const int64_t id = nearest ? tables_.d.nearest[o.od] : 0;  // fused planes are 2-D
-            a.src = src + src_row(o.plane, id, 0) * conf_.src_row_bytes;
+            const int64_t key = src_row(o.plane, id, 0);
+            a.src = src + key * conf_.src_row_bytes;
             a.rtab = tables_.hrows.data() + o.oh * rec;
-            a.dst = dst + r * conf_.dst_row_bytes;
             a.rows = n;
+            uint8_t *out = dst + r * conf_.dst_row_bytes;
+            if (stream_fn && n == oh_n) {
+                if (key != made) {
+                    a.dst = plane_buf;
+                    fn(&a);
+                    made = key;
+                }
+                const jit_copy_args ca{plane_buf, out};
+                stream_fn(&ca);
+                return;
+            }
+            a.dst = out;
             fn(&a);
         });
     }

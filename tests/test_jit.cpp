@@ -232,6 +232,50 @@ TEST(jit_bitwise, non_temporal_nxc_nearest_row_stream) {
     omp_set_num_threads(saved);
 }
 
+// Nearest NCX planes (plane mode: rows of 512 bytes or less) with an NT-sized dst whose rows
+// split lines (jit_conf::plane_stream): on one thread each plane is made in scratch, once for a
+// run of od that repeat its src slice (D up), and streamed to dst; on two threads they are
+// stored in place. 2-D and 3-D with D up, kept and down, planes of 64 bytes and up, every
+// dtype and transform; NXC flat planes and planes past kStreamRowMax keep plain stores. The
+// guard pages catch a byte written outside dst, the 0xCD fill one left unwritten.
+TEST(jit_bitwise, nearest_plane_stream) {
+    REQUIRE_AVX2();
+    nt_threshold nt(1);  // every dst counts as large
+    const int saved = omp_get_max_threads();
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+        {{37, 41}, {97, 53}}, {{5, 7}, {2, 23}}, {{3, 5, 7}, {7, 9, 13}}, {{2, 9, 12}, {9, 20, 23}}, {{9, 4, 6}, {4, 6, 17}}};
+    uint32_t seed = 1400;
+    for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        for (const auto &cs : cases)
+            for (auto t : kTypes)
+                for (auto ct : kCtms) {
+                    const auto d = problem_builder().src(layout(data_format::ncx, 1, 3, cs.first)).sizes(cs.second).fmt(data_format::ncx)
+                                       .mode(mode::nearest).ctm(ct).dt(t);
+                    const jit_conf cf = make_jit_conf(make_problem(d), dispatch_isa());
+                    const int64_t plane = cs.second[cs.second.size() - 2] * cf.dst_row_bytes;
+                    EXPECT_TRUE(cf.plane_mode && !cf.nt_eligible) << describe(d);
+                    EXPECT_EQ(cf.plane_stream, plane >= 64) << describe(d);
+                    if (cf.plane_stream) {
+                        EXPECT_GE(cf.scratch_bytes, cf.stream_off + plane) << describe(d);
+                        EXPECT_FALSE(part_asm(primitive(primitive_desc(d)).dump_asm(), "row_stream").empty()) << describe(d);
+                    }
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads;
+                }
+    }
+    omp_set_num_threads(saved);
+    // NXC flat planes (C = 3, rows of 120 elements), and NCX planes past kStreamRowMax (600
+    // rows of 480 bytes): plain stores.
+    const auto flat = problem_builder().src({1, 2, 9, 12, 3}).sizes({9, 20, 40}).mode(mode::nearest);
+    EXPECT_TRUE(make_jit_conf(make_problem(flat), dispatch_isa()).plane_mode);
+    EXPECT_FALSE(make_jit_conf(make_problem(flat), dispatch_isa()).plane_stream);
+    EXPECT_EQ(check_case(flat, 1450, true), 0);
+    const auto tall = problem_builder().src({1, 2, 100, 30}).sizes({600, 120}).fmt(data_format::ncx).mode(mode::nearest);
+    EXPECT_TRUE(make_jit_conf(make_problem(tall), dispatch_isa()).plane_mode);
+    EXPECT_FALSE(make_jit_conf(make_problem(tall), dispatch_isa()).plane_stream);
+}
+
 // 16-bit rows on the gather path are read in place in both spellings, with no scratch of their
 // own: word inserts, or dword gathers that leave the row's last element to a broadcast.
 TEST(jit_conf, sixteen_bit_gathers_read_in_place) {

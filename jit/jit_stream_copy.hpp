@@ -3,7 +3,8 @@
 // OW % simd_w != 0): the row kernel writes the row into per-thread scratch (it stays in L1/L2),
 // and this part copies it to the dst rows that repeat it, a run of them per call (one region:
 // whole lines across the rows; jit_stream_copy.cpp); direct NXC 3-D linear rows of such
-// pixels likewise, once each, where dst passes the LLC. With plain stores, it copies a
+// pixels likewise, once each, where dst passes the LLC, and NCX nearest planes of short rows
+// (jit_conf::plane_stream), a plane as one row. With plain stores, it copies a
 // nearest row that repeats the previous one from that row (jit_conf::copy_rows, and the pass
 // engine's row mode): glibc's memcpy of such a row ran 20-30x slower when dst - src was 16-31
 // bytes past a multiple of 4096 (C = 54 f32 NXC rows of 38 pixels are 8208 bytes: 3.3 us a

@@ -26,6 +26,13 @@ bool h_is_up2(const problem &p, jit_conf &c) {
     c.h2_tail_w[0] = tail.w0, c.h2_tail_w[1] = tail.w1;
     return true;
 }
+
+// Scratch for what a stream copy reads (jit_conf::stream_off), `bytes` of it on a line after
+// what scratch holds already.
+void reserve_stream(jit_conf &c, int64_t bytes) {
+    c.stream_off = (c.scratch_bytes + 63) / 64 * 64;
+    c.scratch_bytes = c.stream_off + bytes;
+}
 }  // namespace
 
 void set_stores(jit_conf &c, const problem &p) {
@@ -115,10 +122,8 @@ void set_stores(jit_conf &c, const problem &p) {
         const bool up2 = p.out[0] >= 2 * p.in[0] || p.out[1] >= 2 * p.in[1];
         const bool lines_in_place = nearest_lines && !(up2 && c.dst_row_bytes <= jit_conf::kLinesCopyRowMax);
         c.copy_aligned = c.pass_engine && up && c.row_out % w != 0 && c.dst_row_bytes <= jit_conf::kStreamRowMax && !lines_in_place;
-        if (c.nt_stream || c.copy_aligned) {  // the row, then its first 64 bytes again (jit_stream_copy.hpp)
-            c.stream_off = (c.scratch_bytes + 63) / 64 * 64;
-            c.scratch_bytes = c.stream_off + c.dst_row_bytes + 64;
-        }
+        // The row, then its first 64 bytes again (jit_stream_copy.hpp).
+        if (c.nt_stream || c.copy_aligned) reserve_stream(c, c.dst_row_bytes + 64);
     }
     // NCX nearest planes likewise (jit_conf.hpp, plane_stream), from twice that size: plane
     // mode's plain stores had run 9x54x12 -> 62x257x69 C = 10 (44 MB, the random sweep's 0.93x
@@ -138,10 +143,7 @@ void set_stores(jit_conf &c, const problem &p) {
         const int64_t plane = p.out[1] * c.dst_row_bytes;
         const size_t from = 2 * stream_min_bytes();
         c.plane_stream = big && p.dst_bytes >= from && plane >= 64 && plane <= jit_conf::kStreamRowMax;
-        if (c.plane_stream) {  // one plane per stream call (jit_copy_args::rows = 1)
-            c.stream_off = (c.scratch_bytes + 63) / 64 * 64;
-            c.scratch_bytes = c.stream_off + plane;
-        }
+        if (c.plane_stream) reserve_stream(c, plane);  // one plane per stream call (jit_copy_args::rows = 1)
     }
     // Direct NXC 3-D linear rows that cannot take aligned NT stores (pixels that are not whole
     // vectors) stream through scratch where dst passes stream_min_bytes: each call writes its
@@ -156,10 +158,7 @@ void set_stores(jit_conf &c, const problem &p) {
     if (lin && c.k == 3 && !c.pass_engine && !c.nxc_separable) {
         c.nt_stream = p.dst_bytes >= stream_min_bytes() && !c.nt_eligible &&
                       c.dst_row_bytes >= 64 && 2 * c.dst_row_bytes <= jit_conf::kStreamRowMax;
-        if (c.nt_stream) {
-            c.stream_off = (c.scratch_bytes + 63) / 64 * 64;
-            c.scratch_bytes = c.stream_off + 2 * c.dst_row_bytes;
-        }
+        if (c.nt_stream) reserve_stream(c, 2 * c.dst_row_bytes);
     }
     // Nearest plane rows at 512 bits that are not whole lines long, stored as whole aligned lines
     // (jit_conf.hpp, plane_lines). bench_ab against the split stores (Xeon dev VM): f32 c17 NCX

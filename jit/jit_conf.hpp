@@ -502,8 +502,10 @@ struct jit_conf {
     // dst passes twice stream_min_bytes and the plane's rows cannot take aligned NT stores, the
     // plane kernel writes a plane into scratch at stream_off and the stream copy (its row: the
     // plane, OH * dst_row_bytes, up to kStreamRowMax) writes it to dst; a plane that repeats
-    // the src slice of the plane before (D upsampled) is streamed again, not made again. Only
-    // on one thread; planes a thread's range cuts go to dst directly (jit_conf_stores.cpp).
+    // the src slice of the plane before (D upsampled) is streamed again, not made again. The
+    // 3-D linear plane blends (W-planes, not fused) too, a D pair's two planes blended into
+    // scratch and streamed one by one. Only on one thread; planes a thread's range cuts go to
+    // dst directly (jit_conf_stores.cpp).
     bool plane_stream = false;
     int64_t stream_off = 0;
     // Nearest row mode (pass engine) whose dst rows are not whole vectors long (row_out %

@@ -150,7 +150,7 @@ void stores(const jit_conf &c, std::vector<std::string> &v) {
         v.push_back(s);
     }
     if (c.nt_stream) v.push_back("rows made once in scratch, streamed to dst where the execution takes NT stores (nt_stream)");
-    if (c.plane_stream) v.push_back("planes made once in scratch, streamed to dst where the execution takes NT stores (plane_stream)");
+    if (c.plane_stream) v.push_back("planes made in scratch, streamed to dst where a 1-thread execution takes NT stores (plane_stream)");
     if (c.copy_aligned) v.push_back("rows made in scratch, copied with aligned stores (copy_aligned)");
     if (c.blend_lines || c.plane_lines || c.row_lines)
         v.push_back("rows stored as whole aligned 64-byte lines (" + std::string(c.blend_lines ? "blend_lines)" : c.plane_lines ? "plane_lines)" : "row_lines)"));

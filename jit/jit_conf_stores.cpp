@@ -139,11 +139,16 @@ void set_stores(jit_conf &c, const problem &p) {
     // bf16 41 MB 1.09-1.15x), so executions on more threads store in place
     // (jit_pass_driver.cpp). NXC flat planes (rows of 480 bytes: 38 and 46 MB) ran 1.09x slower
     // streamed and keep plain stores.
-    if (!lin && c.plane_mode && !c.nt_eligible && p.fmt == data_format::ncx) {
+    // The 3-D linear plane blends likewise (run_planes: W-planes, not fused), two planes
+    // of scratch for a D pair's two: bench_ab, both orders, 1 thread, the shapes above in
+    // linear NCX f32 (44-126 MB) 0.67-0.85x the time, 16-bit 41-63 MB 0.76-0.91x (once f16
+    // 1.22x).
+    const bool blend_planes = lin && c.k == 3 && !c.fuse_h && !c.h2_pairs;
+    if ((!lin || blend_planes) && c.plane_mode && !c.nt_eligible && p.fmt == data_format::ncx) {
         const int64_t plane = p.out[1] * c.dst_row_bytes;
         const size_t from = 2 * stream_min_bytes();
         c.plane_stream = big && p.dst_bytes >= from && plane >= 64 && plane <= jit_conf::kStreamRowMax;
-        if (c.plane_stream) reserve_stream(c, plane);  // one plane per stream call (jit_copy_args::rows = 1)
+        if (c.plane_stream) reserve_stream(c, (lin ? 2 : 1) * plane);  // a plane per stream call (jit_copy_args::rows = 1)
     }
     // Direct NXC 3-D linear rows that cannot take aligned NT stores (pixels that are not whole
     // vectors) stream through scratch where dst passes stream_min_bytes: each call writes its

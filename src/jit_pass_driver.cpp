@@ -512,6 +512,16 @@ private:
         const auto blend_pair = pick_pair(x.nt, blend_pair_, blend_pair_nt_);
         const int64_t plane_rows = p.out[1], plane_bytes = plane_rows * conf_.dst_row_bytes;
         int64_t done_to = r0;  // rows below it were written with the plane before (D pairs)
+        // conf.plane_stream on one thread with an NT-sized dst: whole planes (a D pair's two)
+        // blended into scratch, then streamed to dst a plane at a time.
+        const auto stream_fn = conf_.plane_stream && stream_ && exec_threads() == 1 && nt_wanted() ? stream_->fn() : nullptr;
+        uint8_t *plane_buf = scratch + conf_.stream_off;
+        auto stream_out = [&](int64_t planes_n, uint8_t *out) {
+            for (int64_t i = 0; i < planes_n; ++i) {
+                const jit_copy_args ca{plane_buf + i * plane_bytes, out + i * plane_bytes};
+                stream_fn(&ca);
+            }
+        };
         jit_pass_args ba{};
         ba.flags = x.flags;
         for_plane_runs(r0, r1, [&](const row_id &o, int64_t r, int64_t n) {
@@ -539,7 +549,9 @@ private:
             ba.wd0 = td.w0;
             ba.wd1 = td.w1;
             ba.tab = tables_.hrows.data() + o.oh * 24;
-            ba.dst = dst + r * conf_.dst_row_bytes;
+            uint8_t *out = dst + r * conf_.dst_row_bytes;
+            const bool via = stream_fn && n == plane_rows;
+            ba.dst = via ? plane_buf : out;
             ba.rows = n;
             // A whole plane whose od starts a D pair, with od + 1's whole plane in this range:
             // both from one call (the same D taps, so the same W-planes).
@@ -549,10 +561,12 @@ private:
                 ba.wb0 = tb.w0;
                 ba.wb1 = tb.w1;
                 blend_pair(&ba);
+                if (via) stream_out(2, out);
                 done_to = r + 2 * plane_rows;
                 return;
             }
             blend(&ba);
+            if (via) stream_out(1, out);
         });
     }
 

@@ -276,6 +276,42 @@ TEST(jit_bitwise, nearest_plane_stream) {
     EXPECT_FALSE(make_jit_conf(make_problem(tall), dispatch_isa()).plane_stream);
 }
 
+// The 3-D linear NCX plane blends likewise (W-planes, not fused): on one thread a whole plane,
+// or a D pair's two, blended into scratch and streamed a plane at a time; on two threads in
+// place. D up (pairs), down and uneven, every dtype and transform; rows of whole lines (16
+// floats) take NT stores of their own and no stream.
+TEST(jit_bitwise, linear_plane_stream) {
+    REQUIRE_AVX2();
+    nt_threshold nt(1);  // every dst counts as large
+    const int saved = omp_get_max_threads();
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+        {{3, 5, 7}, {7, 9, 13}}, {{2, 9, 12}, {9, 20, 23}}, {{9, 4, 6}, {4, 6, 17}}, {{5, 20, 30}, {10, 41, 61}}};
+    uint32_t seed = 1460;
+    int pairs = 0;
+    for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        for (const auto &cs : cases)
+            for (auto t : kTypes)
+                for (auto ct : kCtms) {
+                    const auto d = problem_builder().src(layout(data_format::ncx, 1, 3, cs.first)).sizes(cs.second).fmt(data_format::ncx)
+                                       .mode(mode::linear).ctm(ct).dt(t);
+                    const jit_conf cf = make_jit_conf(make_problem(d), dispatch_isa());
+                    const int64_t plane = cs.second[1] * cf.dst_row_bytes;
+                    EXPECT_TRUE(cf.plane_mode && !cf.fuse_h && !cf.nt_eligible) << describe(d);
+                    EXPECT_TRUE(cf.plane_stream) << describe(d);
+                    EXPECT_GE(cf.scratch_bytes, cf.stream_off + 2 * plane) << describe(d);
+                    pairs += cf.d_pairs;
+                    ++seed;
+                    ASSERT_EQ(check_case(d, seed, seed % 2 == 0), 0) << describe(d) << " threads=" << threads;
+                }
+    }
+    omp_set_num_threads(saved);
+    EXPECT_GT(pairs, 0);
+    const auto whole = problem_builder().src({1, 3, 4, 6, 8}).sizes({8, 12, 16}).fmt(data_format::ncx).mode(mode::linear);
+    EXPECT_TRUE(make_jit_conf(make_problem(whole), dispatch_isa()).nt_eligible);
+    EXPECT_FALSE(make_jit_conf(make_problem(whole), dispatch_isa()).plane_stream);
+}
+
 // 16-bit rows on the gather path are read in place in both spellings, with no scratch of their
 // own: word inserts, or dword gathers that leave the row's last element to a broadcast.
 TEST(jit_conf, sixteen_bit_gathers_read_in_place) {

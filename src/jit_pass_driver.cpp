@@ -367,6 +367,12 @@ private:
         });
     }
 
+    // The stream copy for conf.plane_stream where this execution takes it: one thread and an
+    // NT-sized dst (jit_conf_stores.cpp: more threads store in place); else nullptr.
+    jit_stream_copy::fn_t plane_stream_fn() const {
+        return conf_.plane_stream && stream_ && exec_threads() == 1 && nt_wanted() ? stream_->fn() : nullptr;
+    }
+
     // Nearest and fused 2-D plane mode: one W-pass call per run of rows within a (plane, od),
     // each row's src row(s) (and fused, H weights) from its hrows record. conf.plane_stream
     // on one thread with an NT-sized dst: a whole plane into scratch (unless it repeats the src
@@ -381,7 +387,7 @@ private:
         a.tab = tables_.wtab.data();
         a.flags = x.flags;
         const auto fn = pick(x.nt, wpass_, wpass_nt_);
-        const auto stream_fn = conf_.plane_stream && stream_ && scratch && exec_threads() == 1 && nt_wanted() ? stream_->fn() : nullptr;
+        const auto stream_fn = scratch ? plane_stream_fn() : nullptr;
         const int64_t oh_n = prob().out[1];
         uint8_t *plane_buf = scratch ? scratch + conf_.stream_off : nullptr;
         int64_t made = -1;  // the src slice (its first row) whose plane plane_buf holds
@@ -514,7 +520,7 @@ private:
         int64_t done_to = r0;  // rows below it were written with the plane before (D pairs)
         // conf.plane_stream on one thread with an NT-sized dst: whole planes (a D pair's two)
         // blended into scratch, then streamed to dst a plane at a time.
-        const auto stream_fn = conf_.plane_stream && stream_ && exec_threads() == 1 && nt_wanted() ? stream_->fn() : nullptr;
+        const auto stream_fn = plane_stream_fn();
         uint8_t *plane_buf = scratch + conf_.stream_off;
         auto stream_out = [&](int64_t planes_n, uint8_t *out) {
             for (int64_t i = 0; i < planes_n; ++i) {

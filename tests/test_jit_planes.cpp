@@ -460,6 +460,65 @@ void sweep_flat(const std::vector<flat_shape> &shapes, uint32_t seed, mode m) {
 }
 }  // namespace
 
+// Nearest NCX planes (plane mode: rows of 512 bytes or less) with an NT-sized dst whose rows
+// split lines (jit_conf::plane_stream): on one thread each plane is made in scratch, once for a
+// run of od that repeat its src slice (D up), and streamed to dst; on two threads they are
+// stored in place. 2-D and 3-D with D up, kept and down, planes of 64 bytes and up (sweep_ncx:
+// C = 1 and 3, every dtype and transform); NXC flat planes and planes past kStreamRowMax keep
+// plain stores. The guard pages catch a byte written outside dst, the 0xCD fill one left
+// unwritten.
+TEST(jit_bitwise, nearest_plane_stream) {
+    REQUIRE_AVX2();
+    nt_threshold nt(1);  // every dst counts as large
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+        {{37, 41}, {97, 53}}, {{5, 7}, {2, 23}}, {{3, 5, 7}, {7, 9, 13}}, {{2, 9, 12}, {9, 20, 23}}, {{9, 4, 6}, {4, 6, 17}}};
+    sweep_ncx(
+        cases, 1400,
+        [&](const op_desc &d, const jit_conf &cf, size_t i, int) {
+            const std::vector<int64_t> &out = cases[i].second;
+            const int64_t plane = out[out.size() - 2] * cf.dst_row_bytes;
+            EXPECT_TRUE(cf.plane_mode && !cf.nt_eligible) << describe(d);
+            EXPECT_EQ(cf.plane_stream, plane >= 64) << describe(d);
+            if (cf.plane_stream) {
+                EXPECT_GE(cf.scratch_bytes, cf.stream_off + plane) << describe(d);
+                EXPECT_FALSE(part_asm(primitive(primitive_desc(d)).dump_asm(), "row_stream").empty()) << describe(d);
+            }
+        },
+        mode::nearest);
+    // NXC flat planes (C = 3, rows of 120 elements), and NCX planes past kStreamRowMax (600
+    // rows of 480 bytes): plain stores.
+    const auto flat = problem_builder().src({1, 2, 9, 12, 3}).sizes({9, 20, 40}).mode(mode::nearest);
+    EXPECT_TRUE(make_jit_conf(make_problem(flat), dispatch_isa()).plane_mode);
+    EXPECT_FALSE(make_jit_conf(make_problem(flat), dispatch_isa()).plane_stream);
+    EXPECT_EQ(check_case(flat, 1450, true), 0);
+    const auto tall = problem_builder().src({1, 2, 100, 30}).sizes({600, 120}).fmt(data_format::ncx).mode(mode::nearest);
+    EXPECT_TRUE(make_jit_conf(make_problem(tall), dispatch_isa()).plane_mode);
+    EXPECT_FALSE(make_jit_conf(make_problem(tall), dispatch_isa()).plane_stream);
+}
+
+// The 3-D linear NCX plane blends likewise (W-planes, not fused): on one thread a whole plane,
+// or a D pair's two, blended into scratch and streamed a plane at a time; on two threads in
+// place. D up (pairs), down and uneven (sweep_ncx); rows of whole lines (16 floats) take NT
+// stores of their own and no stream.
+TEST(jit_bitwise, linear_plane_stream) {
+    REQUIRE_AVX2();
+    nt_threshold nt(1);  // every dst counts as large
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+        {{3, 5, 7}, {7, 9, 13}}, {{2, 9, 12}, {9, 20, 23}}, {{9, 4, 6}, {4, 6, 17}}, {{5, 20, 30}, {10, 41, 61}}};
+    int pairs = 0;
+    sweep_ncx(cases, 1460, [&](const op_desc &d, const jit_conf &cf, size_t i, int) {
+        const int64_t plane = cases[i].second[1] * cf.dst_row_bytes;
+        EXPECT_TRUE(cf.plane_mode && !cf.fuse_h && !cf.nt_eligible) << describe(d);
+        EXPECT_TRUE(cf.plane_stream) << describe(d);
+        EXPECT_GE(cf.scratch_bytes, cf.stream_off + 2 * plane) << describe(d);
+        pairs += cf.d_pairs;
+    });
+    EXPECT_GT(pairs, 0);
+    const auto whole = problem_builder().src({1, 3, 4, 6, 8}).sizes({8, 12, 16}).fmt(data_format::ncx).mode(mode::linear);
+    EXPECT_TRUE(make_jit_conf(make_problem(whole), dispatch_isa()).nt_eligible);
+    EXPECT_FALSE(make_jit_conf(make_problem(whole), dispatch_isa()).plane_stream);
+}
+
 // NCX linear with outputs of 1-3 columns, (plane, od) slices of at most two vectors in rows
 // shorter than one, or 2-D fused rows that would gather every lane for few outputs, walks each
 // plane's whole output volume flat, every lane gathering its own taps (jit_conf::flat): 2-D

@@ -379,8 +379,35 @@ void set_direct(jit_conf &c, const problem &p, kernel_isa k, const h_links &hl, 
     // 16x32x64 -> 32x64x128 C = 64 0.60-0.63x (2 threads 0.58-0.77x); 8x64x64 ->
     // 16x128x128 C = 48 (24 MiB) 0.70-0.88x, on 2 threads (plain stores, whole rows)
     // 0.97-1.07x.
+    // 512-bit f32 pixels that end off a cache line (C % 16 != 0) take W-planes past half
+    // kPlaneBudget too, up to kNxcPlanesF32Split: the direct kernel's pixel vectors split a
+    // line at every store and make 8 W steps per output vector (14 off the D pairs), where
+    // the plane blends store whole aligned lines (jit_ncx_vblend::aligned_row). xinterp bench
+    // on the Xeon dev VM (Emerald Rapids, 2 MiB L2), planes against the direct kernel,
+    // alternating, 1 thread: the random sweep's 5x16x3 -> 22x25x15 C = 229 (440 KB of
+    // planes, 0.68x oneDNN) 0.65x the time, 1x30x9 -> 2x113x7 C = 290 0.39x, 4x30x30 ->
+    // 5x40x40 C = 17 0.58x, 8x30x30 -> 16x60x60 C = 20 0.53-0.64x, C = 24-300 at 1.5-5x
+    // (190-590 KB of planes) 0.62-0.95x, 8x40x40 -> 16x80x80 C = 50 (1.3 MB) 0.47-0.65x,
+    // 16x64x64 -> 32x128x128 C = 25 (1.6 MB) 0.74-0.77x, C = 17, 33 and 90 with 2.7-4.9 MB
+    // of planes 0.58-0.83x, 8x160x160 -> 16x320x320 C = 33 (13.5 MB) 0.59x; 2 threads
+    // 0.50-0.84x. Pixels of whole lines keep the direct kernel: C = 16-128 at 2x (D pairs)
+    // ran planes 1.08-1.45x the time, and 1.2-1.4x off 2x (C = 64, 128). Past
+    // kNxcPlanesF32Split: unmeasured, direct.
+    const bool split_px_planes = w == 16 && c.dt == data_type::f32 && c.C % w != 0;
     const bool d_rarely_shared = c.k == 3 && dl.rarely_shared(p, 0);
-    if (lin && c.k == 3 && !c.narrow && !hl.rarely_shared(p) && !(d_rarely_shared && c.dt == data_type::f32)) {
+    // Those pixels where H collapses to one output row (OH = 1) and od repeat their D taps go
+    // separable in row mode with D pairs: the od of a run read the same four W rows (two
+    // slices, two H taps), which the LRU keeps, so each src row's W step serves the whole run
+    // where the direct kernel redoes it per od (no output rows share src rows, so the rule
+    // below, keyed on H, leaves it the direct kernel). Same VM, against the direct kernel:
+    // the sweep's 38x5x56 -> 167x1x13 C = 68 (0.86-0.92x oneDNN) 0.49x the time, 8x2x14 ->
+    // 63x1x79 C = 60 0.58x, 10x6x30 -> 40x1x60 C = 17 0.50x, 4x3x10 -> 30x1x10 C = 200 0.69x;
+    // whole lines ran it 0.9-1.6x (C = 32-128), and so did OH > 1 with H down (5x12x40 ->
+    // 15x3x80 C = 17 1.05x, 6x30x20 -> 15x10x50 C = 100 1.8x).
+    if (lin && c.k == 3 && !c.narrow && split_px_planes && p.out[1] == 1 && d_taps_repeat(p, dl)) {
+        c.nxc_separable = true;
+        c.d_pairs = true;
+    } else if (lin && c.k == 3 && !c.narrow && !hl.rarely_shared(p) && !(d_rarely_shared && c.dt == data_type::f32)) {
         const int64_t pad = (c.OW * c.C + w - 1) / w * w, planes = 2 * p.in[1] * pad * 4;
         const int64_t max16 = w == 16 ? jit_conf::kNxcPlanes16Zmm : jit_conf::kNxcPlanes16;
         const int64_t row_elems = c.OW * c.C;
@@ -388,7 +415,8 @@ void set_direct(jit_conf &c, const problem &p, kernel_isa k, const h_links &hl, 
         const bool nt_rows = w == 8 && row_elems % w == 0 && nt_pays(p) && repeat;
         const bool rows16 = nt_rows && c.esize == 2 && row_elems * c.esize % jit_conf::kAliasPage != jit_conf::kAliasPage / 2 &&
                             4 * row_elems * 4 > jit_conf::kRunMinBytes;
-        if (!rows16 && (c.esize == 2 ? planes <= max16 : planes <= jit_conf::kPlaneBudget / 2)) {
+        const int64_t max32 = split_px_planes ? jit_conf::kNxcPlanesF32Split : jit_conf::kPlaneBudget / 2;
+        if (!rows16 && planes <= (c.esize == 2 ? max16 : max32)) {
             c.nxc_separable = c.plane_mode = true;
         } else if ((w == 16 && c.esize == 2) || (nt_rows && c.esize == 4) || rows16) {
             c.nxc_separable = true;

@@ -422,8 +422,10 @@ struct jit_conf {
     // H-planes of OH rows in place of W-planes (jit_conf.cpp).
     static constexpr int64_t kPlaneBudget = int64_t(256) << 10;
     // Separable NXC 3-D runs in plane mode too, W-planes made row by row by the NXC row
-    // kernel's W step: f32 up to half kPlaneBudget, 16-bit up to kNxcPlanes16 of per-thread
-    // scratch (jit_conf.cpp).
+    // kernel's W step: f32 up to half kPlaneBudget (at 512 bits, pixels that end off a cache
+    // line up to kNxcPlanesF32Split), 16-bit up to kNxcPlanes16 of per-thread scratch
+    // (jit_conf.cpp).
+    static constexpr int64_t kNxcPlanesF32Split = int64_t(16) << 20;
     static constexpr int64_t kNxcPlanes16 = int64_t(4) << 20;
     // 16-bit at 512 bits: up to 1.5 MiB; past it W rows in row mode, with D pairs (jit_conf.cpp).
     static constexpr int64_t kNxcPlanes16Zmm = int64_t(3) << 19;

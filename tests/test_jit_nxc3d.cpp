@@ -183,7 +183,11 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
         EXPECT_EQ(c.d_cols, sh.cols256) << sh.c;
         EXPECT_EQ(c.d_group, jit_conf::kDGroup) << sh.c;
         EXPECT_EQ(d_cols_conf(c, p, sh.out[2] - (sh.out[2] - 1) / sh.cols256 * sh.cols256).OW, sh.last256) << sh.c;
-        EXPECT_FALSE(make_jit_conf(p, cpu_isa::avx512_core).nxc_separable) << sh.c << ": 512 bits, the direct kernel";
+        // 512 bits: the direct kernel, or W-planes for pixels that end off a line (C = 40;
+        // nxc_split_pixel_planes)
+        const jit_conf z = make_jit_conf(p, cpu_isa::avx512_core);
+        EXPECT_EQ(z.nxc_separable, sh.c % 16 != 0) << sh.c << ": 512 bits";
+        EXPECT_EQ(z.plane_mode, sh.c % 16 != 0) << sh.c << ": 512 bits";
     }
     for (data_type t : {data_type::bf16, data_type::f16}) {  // 16-bit rows half a page off keep W-planes
         nt_threshold nt(1);
@@ -249,6 +253,68 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
     EXPECT_EQ(saw_cols, want_cols) << "every shape, dtype and transform in blocks";
     EXPECT_EQ(saw_last, want_last) << "narrower last blocks";
     EXPECT_GE(want_last, 2) << "a narrower last block, checked (f32 at 256 bits, 16-bit at 512)";
+}
+
+// 512-bit f32 3-D linear pixels that end off a cache line take W-planes past half
+// kPlaneBudget, up to kNxcPlanesF32Split (jit_conf.cpp, set_direct): the random sweep's
+// 5x16x3 -> 22x25x15 C = 229 (430 KiB of planes) and 1x30x9 -> 2x113x7 C = 290 (W down),
+// C = 17 and 40 at 160-300 KiB. Not for pixels of whole lines (C = 64), not at 256 bits, not
+// past the cap (27 MB), not D down. Where H collapses to one row (OH = 1) and od repeat their
+// D taps, such pixels take W rows in row mode with D pairs instead (the sweep's 38x5x56 ->
+// 167x1x13 C = 68, 8x2x14 -> 63x1x79 C = 60); whole lines and OH = 3 keep the direct kernel.
+// Bitwise at 1 and 2 threads, with and without NT-sized dst, in every transform; the
+// dispatched 512-bit kernels blend W-planes, or W rows in D pairs.
+TEST(jit_bitwise, nxc_split_pixel_planes) {
+    REQUIRE_AVX2();
+    const kernel_isa zmm(cpu_isa::avx512_core);
+    auto nxc = [](int64_t c, std::vector<int64_t> in, std::vector<int64_t> out) {
+        return problem_builder().src(layout(data_format::nxc, 1, c, in)).sizes(out).mode(mode::linear);
+    };
+    auto conf = [](const op_desc &d, kernel_isa k) { return make_jit_conf(make_problem(d), k); };
+    auto planes = [&](const op_desc &d, kernel_isa k) { return conf(d, k).nxc_separable && conf(d, k).plane_mode; };
+    auto row_pairs = [&](const op_desc &d, kernel_isa k) {
+        const jit_conf c = conf(d, k);
+        return c.nxc_separable && !c.plane_mode && c.d_pairs;
+    };
+    struct shape {
+        op_desc d;
+        bool planes;  // else W rows in D pairs
+    };
+    const std::vector<shape> shapes = {{nxc(229, {5, 16, 3}, {22, 25, 15}), true}, {nxc(290, {1, 30, 9}, {2, 113, 7}), true},
+                                       {nxc(17, {4, 30, 30}, {5, 40, 40}), true},  {nxc(40, {3, 20, 24}, {5, 30, 48}), true},
+                                       {nxc(68, {38, 5, 56}, {167, 1, 13}), false}, {nxc(60, {8, 2, 14}, {63, 1, 79}), false}};
+    for (const shape &sh : shapes) {
+        const problem p = make_problem(sh.d);
+        if (sh.planes) {
+            const int64_t bytes = 2 * p.in[1] * ((p.out[2] * p.c + 15) / 16 * 16) * 4;
+            EXPECT_GT(bytes, jit_conf::kPlaneBudget / 2) << describe(sh.d) << ": past the old limit";
+            EXPECT_TRUE(planes(sh.d, zmm)) << describe(sh.d);
+        } else {
+            EXPECT_TRUE(row_pairs(sh.d, zmm)) << describe(sh.d);
+        }
+        EXPECT_FALSE(conf(sh.d, cpu_isa::avx2).nxc_separable) << describe(sh.d) << ": 256 bits, the direct kernel";
+    }
+    EXPECT_FALSE(conf(nxc(64, {5, 16, 10}, {22, 25, 30}), zmm).nxc_separable) << "whole lines: direct";
+    EXPECT_FALSE(conf(nxc(64, {38, 5, 56}, {167, 1, 13}), zmm).nxc_separable) << "whole lines, OH = 1: direct";
+    EXPECT_FALSE(conf(nxc(17, {5, 12, 40}, {15, 3, 80}), zmm).nxc_separable) << "OH = 3, H down: direct";
+    EXPECT_FALSE(planes(nxc(33, {8, 320, 160}, {16, 400, 320}), zmm)) << "27 MB of planes: past the cap";
+    EXPECT_FALSE(planes(nxc(229, {22, 16, 3}, {5, 25, 15}), zmm)) << "D down";
+    uint32_t seed = 5200;
+    for_nt_and_threads([&](size_t nt_bytes, int threads) {
+        for (const shape &sh : shapes)
+            for (auto ct : kCtms) {
+                // Under Bochs: one thread, NT-sized, half_pixel, not the 7.5 MB C = 229 (~40 s alone)
+                if (emulated() && (threads == 2 || nt_bytes == 0 || ct != kCtms[0] || sh.d.src_dims[4] == 229)) continue;
+                op_desc d = sh.d;
+                d.coordinate_transformation = ct;
+                ++seed;
+                ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+                primitive_desc pd(d);
+                if (pd.vector_bits() != 512) continue;
+                const std::string code = primitive(pd).dump_asm();
+                EXPECT_NE(code.find(sh.planes ? "; part plane_blend" : "; part blend_hd2"), std::string::npos) << describe(d);
+            }
+    });
 }
 
 namespace {

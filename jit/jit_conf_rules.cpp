@@ -231,6 +231,16 @@ namespace conf_detail {
 // separable: 64x64 -> 128x128 C = 32 0.75-0.89x, 90x90 -> 180x180 C = 32 0.73-0.75x, 50x50
 // -> 100x100 C = 48 0.93-0.95x, 48x48 -> 96x96 C = 64 0.70-0.74x, 40x40 -> 80x80 C = 80
 // 0.81-0.87x; at 1.5x C = 32 ran 1.31x direct, C = 64 and 80 1.04x.
+// With H down (OH < IH: a src row serves under two output rows, so the separable rows save
+// under one W step per src row and pay their f32 round trip), 16-bit pixels of 32+ channels
+// go direct, native bf16 and f16 alike. xinterp bench on the Xeon dev VM, separable rule
+// against direct, alternating (medians of 4 processes each), 1 thread: the random sweep's
+// 41x187 -> 24x212 C = 41 bf16 (0.64x oneDNN) 0.51-0.62x the time, f16 0.57x; 19x84 ->
+// 13x256 C = 35 0.67x (f16 0.70x), C = 32 0.56x; 216x118 -> 208x68 C = 102 0.74x; 100x100
+// -> 70x70 C = 64 0.63x, -> 90x90 0.65x; 30x30 -> 20x45 C = 200 0.54x; 120x120 -> 100x180
+// C = 48 0.59x; C = 32-80 elsewhere 0.85-1.00x (f16 C = 33-45 0.79-0.96x), C = 56 and 64 at
+// 80 -> 60 and 50 -> 45 1.04-1.07x; 2 threads 0.57-0.88x (C = 56 1.07x). Under 32 channels
+// the separable rows stay: C = 17-24 ran direct 1.03-1.16x.
 //
 // With H up 4x or more, 2-D 512-bit f32 pixels of 48+ channels and f16 ones of 80+ go direct:
 // the W step a separable row saves is then less than its trip through scratch. A/B on the
@@ -279,6 +289,7 @@ bool separable_pays(const problem &p, const h_links &h, kernel_isa k, bool nativ
         const bool big = p.dst_bytes >= (int64_t(1) << 20);
         if (up4 && big && p.dt == data_type::f32) return p.c < 48;
         if (up4 && big && p.dt == data_type::f16) return p.c < 80;
+        if ((native_bf16 || p.dt == data_type::f16) && p.out[1] < p.in[1] && p.c >= 32) return false;
         if (!up4 && native_bf16) return !(p.c % 16 == 0 && (p.c >= 96 || (p.c >= 32 && up2_runs)));
         if (!up4 && p.dt == data_type::f16) return p.c % 16 != 0 && p.c < 48;
     }

@@ -484,7 +484,7 @@ TEST(jit_bitwise, nxc_nt_lines) {
 // and f16 pixels under 48 channels that end in a tail go separable; at 256 bits bf16 stays
 // separable and f16 direct.
 // H up >= 4x, 1 MiB of dst or more: f32 pixels of 48+ channels and f16 ones of 80+ go
-// direct. Bit for bit at the dispatched tier, with row pairs and same-taps runs, at 1 and 2
+// direct. H down: 16-bit pixels of 32+ channels go direct (native bf16 and f16). Bit for bit at the dispatched tier, with row pairs and same-taps runs, at 1 and 2
 // threads and NT-sized dst: on an AVX512-BF16 host at 512 bits this runs the direct bf16
 // kernel's pairs and runs (nowhere else: Bochs has no BF16), their channels 32 at a time as
 // even and odd halves (words_pair; C = 112: an odd vector left alone; C = 48, direct at
@@ -518,6 +518,15 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     EXPECT_FALSE(conf(64, data_type::f16, core_512).nxc_separable);         // whole vectors
     EXPECT_FALSE(conf(56, data_type::f16, core_512).nxc_separable);         // 48 or more
     EXPECT_FALSE(conf(24, data_type::f16, cpu_isa::avx2).nxc_separable);
+    auto down = [](int64_t c, data_type t, kernel_isa k) {  // H down 1.7x, W up (the sweep's 41x187 -> 24x212)
+        const auto d = problem_builder().src({1, 41, 187, c}).sizes({24, 212}).mode(mode::linear).dt(t);
+        return make_jit_conf(make_problem(d), k);
+    };
+    EXPECT_FALSE(down(41, data_type::bf16, bf16_512).nxc_separable);  // 16-bit H down from C = 32: direct
+    EXPECT_FALSE(down(32, data_type::bf16, bf16_512).nxc_separable);
+    EXPECT_FALSE(down(41, data_type::f16, core_512).nxc_separable);
+    EXPECT_TRUE(down(24, data_type::bf16, bf16_512).nxc_separable);   // under 32 channels: separable
+    EXPECT_TRUE(down(41, data_type::bf16, core_512).nxc_separable);   // integer rounding: separable
     auto conf5x = [](int64_t c, data_type t, kernel_isa k) {  // H 5x
         const auto d = problem_builder().src({1, 20, 30, c}).sizes({100, 60}).mode(mode::linear).dt(t);
         return make_jit_conf(make_problem(d), k);
@@ -546,8 +555,9 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
                                                                         {data_type::f32, 52},
                                                                         {data_type::f16, 96}})
             for (const auto &cs : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
-                     {{11, 9}, {22, 18}}, {{6, 3}, {12, 7}}, {{5, 4}, {7, 9}}, {{4, 5}, {21, 11}}, {{4, 6}, {7, 11}}}) {
-                // (H 4 -> 7: rows 2 and 3 a chained pair whose third src row is its own.)
+                     {{11, 9}, {22, 18}}, {{6, 3}, {12, 7}}, {{5, 4}, {7, 9}}, {{4, 5}, {21, 11}}, {{4, 6}, {7, 11}}, {{9, 11}, {5, 14}}}) {
+                // (H 4 -> 7: rows 2 and 3 a chained pair whose third src row is its own; H 9 -> 5:
+                // 16-bit from C = 32 direct at 512 bits.)
                 const auto d = problem_builder().src(layout(data_format::nxc, 1, tc.second, cs.first)).sizes(cs.second)
                                    .mode(mode::linear).dt(tc.first);
                 ++seed;

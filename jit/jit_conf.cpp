@@ -391,9 +391,11 @@ void set_direct(jit_conf &c, const problem &p, kernel_isa k, const h_links &hl, 
     // 16x64x64 -> 32x128x128 C = 25 (1.6 MB) 0.74-0.77x, C = 17, 33 and 90 with 2.7-4.9 MB
     // of planes 0.58-0.83x, 8x160x160 -> 16x320x320 C = 33 (13.5 MB) 0.59x; 2 threads
     // 0.50-0.84x. Pixels of whole lines keep the direct kernel: C = 16-128 at 2x (D pairs)
-    // ran planes 1.08-1.45x the time, and 1.2-1.4x off 2x (C = 64, 128). Past
-    // kNxcPlanesF32Split: unmeasured, direct.
-    const bool split_px_planes = w == 16 && c.dt == data_type::f32 && c.C % w != 0;
+    // ran planes 1.08-1.45x the time, and 1.2-1.4x off 2x (C = 64, 128). So does D not going
+    // up, where a W-plane serves about one od: the sweep's 2x4x27 -> 2x6x109 C = 157 ran
+    // planes 1.25x the time (17x3x5 -> 11x2x8 C = 193 0.93x). Past kNxcPlanesF32Split:
+    // unmeasured, direct.
+    const bool split_px_planes = w == 16 && c.dt == data_type::f32 && c.C % w != 0 && c.k == 3 && p.out[0] > p.in[0];
     const bool d_rarely_shared = c.k == 3 && dl.rarely_shared(p, 0);
     // Those pixels where H collapses to one output row (OH = 1) and od repeat their D taps go
     // separable in row mode with D pairs: the od of a run read the same four W rows (two

@@ -259,7 +259,7 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
 // kPlaneBudget, up to kNxcPlanesF32Split (jit_conf.cpp, set_direct): the random sweep's
 // 5x16x3 -> 22x25x15 C = 229 (430 KiB of planes) and 1x30x9 -> 2x113x7 C = 290 (W down),
 // C = 17 and 40 at 160-300 KiB. Not for pixels of whole lines (C = 64), not at 256 bits, not
-// past the cap (27 MB), not D down. Where H collapses to one row (OH = 1) and od repeat their
+// past the cap (27 MB), not D down or kept. Where H collapses to one row (OH = 1) and od repeat their
 // D taps, such pixels take W rows in row mode with D pairs instead (the sweep's 38x5x56 ->
 // 167x1x13 C = 68, 8x2x14 -> 63x1x79 C = 60); whole lines and OH = 3 keep the direct kernel.
 // Bitwise at 1 and 2 threads, with and without NT-sized dst, in every transform; the
@@ -299,6 +299,7 @@ TEST(jit_bitwise, nxc_split_pixel_planes) {
     EXPECT_FALSE(conf(nxc(17, {5, 12, 40}, {15, 3, 80}), zmm).nxc_separable) << "OH = 3, H down: direct";
     EXPECT_FALSE(planes(nxc(33, {8, 320, 160}, {16, 400, 320}), zmm)) << "27 MB of planes: past the cap";
     EXPECT_FALSE(planes(nxc(229, {22, 16, 3}, {5, 25, 15}), zmm)) << "D down";
+    EXPECT_FALSE(planes(nxc(157, {2, 4, 27}, {2, 6, 109}), zmm)) << "D kept";
     uint32_t seed = 5200;
     for_nt_and_threads([&](size_t nt_bytes, int threads) {
         for (const shape &sh : shapes)

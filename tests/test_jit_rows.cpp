@@ -437,7 +437,9 @@ TEST(jit_bitwise, nxc_nt_lines) {
         EXPECT_TRUE(conf_of(128, data_type::bf16, bf16_512).nt_lines);
         EXPECT_TRUE(conf_of(160, data_type::bf16, bf16_512).nt_lines);
         EXPECT_FALSE(conf_of(112, data_type::bf16, bf16_512).nt_lines) << "an odd vector per pixel";
-        EXPECT_FALSE(conf_of(32, data_type::bf16, bf16_512).nt_lines) << "separable";
+        EXPECT_TRUE(conf_of(32, data_type::bf16, bf16_512).nt_lines) << "H down from C = 32: direct";
+        const auto up = make_problem(problem_builder().src(layout(data_format::nxc, 1, 32, {6, 9})).sizes({9, 14}).mode(mode::linear).dt(data_type::bf16));
+        EXPECT_FALSE(make_jit_conf(up, bf16_512).nt_lines) << "separable (H up 1.5x)";
         EXPECT_FALSE(conf_of(128, data_type::f16, cpu_isa::avx512_core).nt_lines);
         EXPECT_FALSE(conf_of(128, data_type::bf16, cpu_isa::avx512_core).nt_lines);
         EXPECT_FALSE(conf_of(128, data_type::bf16, cpu_isa::avx2).nt_lines);

@@ -240,7 +240,11 @@ namespace conf_detail {
 // -> 70x70 C = 64 0.63x, -> 90x90 0.65x; 30x30 -> 20x45 C = 200 0.54x; 120x120 -> 100x180
 // C = 48 0.59x; C = 32-80 elsewhere 0.85-1.00x (f16 C = 33-45 0.79-0.96x), C = 56 and 64 at
 // 80 -> 60 and 50 -> 45 1.04-1.07x; 2 threads 0.57-0.88x (C = 56 1.07x). Under 32 channels
-// the separable rows stay: C = 17-24 ran direct 1.03-1.16x.
+// they go direct where a W row (f32) is kSepRowDirect or more, which the blends then read
+// from L2: the bf16 sweep's 201x314 -> 158x750 C = 27 (81 KB rows, 0.71x oneDNN) 0.60x the
+// time (f16 0.57x, 2 threads 0.72x), 132x165 -> 77x304 C = 24 (29 KB, 0.82x oneDNN) 0.74x
+// (f16 0.64x), C = 16-28 with rows of 24-61 KB 0.57-0.78x; under it the separable rows stay:
+// C = 17-24 with rows of 7-11 KB ran direct 1.03-1.28x.
 //
 // With H up 4x or more, 2-D 512-bit f32 pixels of 48+ channels and f16 ones of 80+ go direct:
 // the W step a separable row saves is then less than its trip through scratch. A/B on the
@@ -268,6 +272,7 @@ constexpr int64_t kSepF32SmallBytes = int64_t(1) << 20;  // AVX2 f32 from 2.5x u
 constexpr int64_t kSepF16RowsMax = int64_t(40) << 10;    // AVX2 f16 under 2.5x up
 constexpr int64_t kSepF16MaxBytes = int64_t(16) << 20;   // AVX2 f16 under 4x up
 constexpr int64_t kSepF32TailBytes = int64_t(1) << 19;   // AVX2 f32 pixels with a short tail
+constexpr int64_t kSepRowDirect = int64_t(16) << 10;     // 512-bit 16-bit H down under 32 channels
 bool separable_pays(const problem &p, const h_links &h, kernel_isa k, bool native_bf16) {
     const int64_t w = simd_w_of(k.generator());
     if (h.rarely_shared(p) || g_separable.load() == 0) return false;
@@ -289,7 +294,8 @@ bool separable_pays(const problem &p, const h_links &h, kernel_isa k, bool nativ
         const bool big = p.dst_bytes >= (int64_t(1) << 20);
         if (up4 && big && p.dt == data_type::f32) return p.c < 48;
         if (up4 && big && p.dt == data_type::f16) return p.c < 80;
-        if ((native_bf16 || p.dt == data_type::f16) && p.out[1] < p.in[1] && p.c >= 32) return false;
+        const bool big_rows = p.out[2] * p.c * 4 >= kSepRowDirect;  // a W row, f32
+        if ((native_bf16 || p.dt == data_type::f16) && p.out[1] < p.in[1] && (p.c >= 32 || big_rows)) return false;
         if (!up4 && native_bf16) return !(p.c % 16 == 0 && (p.c >= 96 || (p.c >= 32 && up2_runs)));
         if (!up4 && p.dt == data_type::f16) return p.c % 16 != 0 && p.c < 48;
     }

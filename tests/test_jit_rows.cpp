@@ -486,7 +486,8 @@ TEST(jit_bitwise, nxc_nt_lines) {
 // and f16 pixels under 48 channels that end in a tail go separable; at 256 bits bf16 stays
 // separable and f16 direct.
 // H up >= 4x, 1 MiB of dst or more: f32 pixels of 48+ channels and f16 ones of 80+ go
-// direct. H down: 16-bit pixels of 32+ channels go direct (native bf16 and f16). Bit for bit at the dispatched tier, with row pairs and same-taps runs, at 1 and 2
+// direct. H down: 16-bit pixels of 32+ channels, or whose W rows reach 16 KiB, go direct
+// (native bf16 and f16). Bit for bit at the dispatched tier, with row pairs and same-taps runs, at 1 and 2
 // threads and NT-sized dst: on an AVX512-BF16 host at 512 bits this runs the direct bf16
 // kernel's pairs and runs (nowhere else: Bochs has no BF16), their channels 32 at a time as
 // even and odd halves (words_pair; C = 112: an odd vector left alone; C = 48, direct at
@@ -527,7 +528,9 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     EXPECT_FALSE(down(41, data_type::bf16, bf16_512).nxc_separable);  // 16-bit H down from C = 32: direct
     EXPECT_FALSE(down(32, data_type::bf16, bf16_512).nxc_separable);
     EXPECT_FALSE(down(41, data_type::f16, core_512).nxc_separable);
-    EXPECT_TRUE(down(24, data_type::bf16, bf16_512).nxc_separable);   // under 32 channels: separable
+    EXPECT_FALSE(down(24, data_type::bf16, bf16_512).nxc_separable);  // under 32 channels: 20 KB W rows, direct
+    const auto small = make_problem(problem_builder().src({1, 120, 120, 24}).sizes({80, 80}).mode(mode::linear).dt(data_type::bf16));
+    EXPECT_TRUE(make_jit_conf(small, bf16_512).nxc_separable);        // 7.5 KB W rows: separable
     EXPECT_TRUE(down(41, data_type::bf16, core_512).nxc_separable);   // integer rounding: separable
     auto conf5x = [](int64_t c, data_type t, kernel_isa k) {  // H 5x
         const auto d = problem_builder().src({1, 20, 30, c}).sizes({100, 60}).mode(mode::linear).dt(t);
@@ -566,6 +569,11 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
                 ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
                     << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
             }
+        for (data_type t : {data_type::bf16, data_type::f16}) {  // H down, C = 24, 20 KB W rows: direct at 512 bits
+            const auto d = problem_builder().src(layout(data_format::nxc, 1, 24, {41, 187})).sizes({24, 212}).mode(mode::linear).dt(t);
+            ++seed;
+            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+        }
         if (W == 16 && get_effective_cpu_isa() >= cpu_isa::avx512_core_bf16 && threads == 1) {
             const auto d = problem_builder().src({1, 11, 9, 112}).sizes({22, 18}).mode(mode::linear).dt(data_type::bf16);
             const std::string code = primitive(primitive_desc(d)).dump_asm();

@@ -245,6 +245,13 @@ namespace conf_detail {
 // time (f16 0.57x, 2 threads 0.72x), 132x165 -> 77x304 C = 24 (29 KB, 0.82x oneDNN) 0.74x
 // (f16 0.64x), C = 16-28 with rows of 24-61 KB 0.57-0.78x; under it the separable rows stay:
 // C = 17-24 with rows of 7-11 KB ran direct 1.03-1.28x.
+// With H up under 4x, native bf16 pixels of 80+ channels that do not fill whole vectors go
+// direct too where a W row (f32) is kSepRowDirect or more: same VM and method, the bf16
+// sweep's 164x98 -> 193x155 C = 259 (0.86x oneDNN) 0.71x the time, C = 85-259 at 1.2-2x
+// (rows of 24-62 KB) 0.53-0.93x (30x30 -> 60x60 C = 90, 100 and 200 0.57-0.70x, 32x32 ->
+// 64x64 C = 113 0.56x), 2 threads 0.54-0.87x. Narrower pixels stay separable (C =
+// 70 and 78 with rows of 17-19 KB 0.95-1.12x direct, C = 24-50 with rows of 40-96 KB
+// 0.77-1.07x), and so do smaller rows (C = 87 and 129 with rows of 12-16 KB 0.97-1.31x).
 //
 // With H up 4x or more, 2-D 512-bit f32 pixels of 48+ channels and f16 ones of 80+ go direct:
 // the W step a separable row saves is then less than its trip through scratch. A/B on the
@@ -296,7 +303,7 @@ bool separable_pays(const problem &p, const h_links &h, kernel_isa k, bool nativ
         if (up4 && big && p.dt == data_type::f16) return p.c < 80;
         const bool big_rows = p.out[2] * p.c * 4 >= kSepRowDirect;  // a W row, f32
         if ((native_bf16 || p.dt == data_type::f16) && p.out[1] < p.in[1] && (p.c >= 32 || big_rows)) return false;
-        if (!up4 && native_bf16) return !(p.c % 16 == 0 && (p.c >= 96 || (p.c >= 32 && up2_runs)));
+        if (!up4 && native_bf16) return !(p.c % 16 == 0 && (p.c >= 96 || (p.c >= 32 && up2_runs))) && !(p.c >= 80 && big_rows);
         if (!up4 && p.dt == data_type::f16) return p.c % 16 != 0 && p.c < 48;
     }
     return up4 || p.dt == data_type::bf16;

@@ -487,7 +487,8 @@ TEST(jit_bitwise, nxc_nt_lines) {
 // separable and f16 direct.
 // H up >= 4x, 1 MiB of dst or more: f32 pixels of 48+ channels and f16 ones of 80+ go
 // direct. H down: 16-bit pixels of 32+ channels, or whose W rows reach 16 KiB, go direct
-// (native bf16 and f16). Bit for bit at the dispatched tier, with row pairs and same-taps runs, at 1 and 2
+// (native bf16 and f16); H up under 4x, native bf16 pixels of 80+ channels with W rows of
+// 16 KiB or more. Bit for bit at the dispatched tier, with row pairs and same-taps runs, at 1 and 2
 // threads and NT-sized dst: on an AVX512-BF16 host at 512 bits this runs the direct bf16
 // kernel's pairs and runs (nowhere else: Bochs has no BF16), their channels 32 at a time as
 // even and odd halves (words_pair; C = 112: an odd vector left alone; C = 48, direct at
@@ -513,7 +514,7 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     EXPECT_TRUE(conf15(64, kCtms[0]).nxc_separable);
     EXPECT_FALSE(conf15(96, kCtms[0]).nxc_separable);
     EXPECT_TRUE(conf15(64, kCtms[1]).nxc_separable);
-    EXPECT_TRUE(conf(100, data_type::bf16, bf16_512).nxc_separable);        // a tail
+    EXPECT_FALSE(conf(100, data_type::bf16, bf16_512).nxc_separable);       // a tail, but 80+ channels, 24 KB W rows
     EXPECT_TRUE(conf(128, data_type::bf16, core_512).nxc_separable);        // integer rounding
     EXPECT_TRUE(conf(128, data_type::bf16, cpu_isa::avx2).nxc_separable);
     EXPECT_TRUE(conf(24, data_type::f16, core_512).nxc_separable);
@@ -531,6 +532,13 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
     EXPECT_FALSE(down(24, data_type::bf16, bf16_512).nxc_separable);  // under 32 channels: 20 KB W rows, direct
     const auto small = make_problem(problem_builder().src({1, 120, 120, 24}).sizes({80, 80}).mode(mode::linear).dt(data_type::bf16));
     EXPECT_TRUE(make_jit_conf(small, bf16_512).nxc_separable);        // 7.5 KB W rows: separable
+    auto up15 = [](int64_t c, int64_t ow) {  // H up 1.5x, native bf16: from 80 channels and 16 KiB W rows, direct
+        const auto d = problem_builder().src({1, 40, 40, c}).sizes({60, ow}).mode(mode::linear).dt(data_type::bf16);
+        return make_jit_conf(make_problem(d), cpu_isa::avx512_core_bf16);
+    };
+    EXPECT_FALSE(up15(85, 60).nxc_separable);  // 20 KB rows
+    EXPECT_TRUE(up15(85, 40).nxc_separable);   // 13.6 KB rows
+    EXPECT_TRUE(up15(78, 60).nxc_separable);   // under 80 channels
     EXPECT_TRUE(down(41, data_type::bf16, core_512).nxc_separable);   // integer rounding: separable
     auto conf5x = [](int64_t c, data_type t, kernel_isa k) {  // H 5x
         const auto d = problem_builder().src({1, 20, 30, c}).sizes({100, 60}).mode(mode::linear).dt(t);
@@ -571,6 +579,11 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
             }
         for (data_type t : {data_type::bf16, data_type::f16}) {  // H down, C = 24, 20 KB W rows: direct at 512 bits
             const auto d = problem_builder().src(layout(data_format::nxc, 1, 24, {41, 187})).sizes({24, 212}).mode(mode::linear).dt(t);
+            ++seed;
+            ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
+        }
+        {  // H up 1.5x, C = 85 (five vectors and a tail of 5), 20 KB W rows: direct native bf16
+            const auto d = problem_builder().src(layout(data_format::nxc, 1, 85, {10, 40})).sizes({15, 60}).mode(mode::linear).dt(data_type::bf16);
             ++seed;
             ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
         }

@@ -381,8 +381,10 @@ void set_direct(jit_conf &c, const problem &p, kernel_isa k, const h_links &hl, 
     // 0.97-1.07x.
     // 512-bit f32 pixels that end off a cache line (C % 16 != 0) take W-planes past half
     // kPlaneBudget too, up to kNxcPlanesF32Split: the direct kernel's pixel vectors split a
-    // line at every store and make 8 W steps per output vector (14 off the D pairs), where
-    // the plane blends store whole aligned lines (jit_ncx_vblend::aligned_row). xinterp bench
+    // line at nearly every tap load and store (8 taps per output vector; with every store
+    // moved to an aligned line, timing only, 18x16x9 -> 49x10x38 C = 241 ran 0.78-0.88x the
+    // time, where C = 240 takes 0.3-0.4x), while the W-planes' rows start on lines and the plane
+    // blends store whole aligned lines (jit_ncx_vblend::aligned_row). xinterp bench
     // on the Xeon dev VM (Emerald Rapids, 2 MiB L2), planes against the direct kernel,
     // alternating, 1 thread: the random sweep's 5x16x3 -> 22x25x15 C = 229 (440 KB of
     // planes, 0.68x oneDNN) 0.65x the time, 1x30x9 -> 2x113x7 C = 290 0.39x, 4x30x30 ->

@@ -279,7 +279,7 @@ constexpr int64_t kSepF32SmallBytes = int64_t(1) << 20;  // AVX2 f32 from 2.5x u
 constexpr int64_t kSepF16RowsMax = int64_t(40) << 10;    // AVX2 f16 under 2.5x up
 constexpr int64_t kSepF16MaxBytes = int64_t(16) << 20;   // AVX2 f16 under 4x up
 constexpr int64_t kSepF32TailBytes = int64_t(1) << 19;   // AVX2 f32 pixels with a short tail
-constexpr int64_t kSepRowDirect = int64_t(16) << 10;     // 512-bit 16-bit H down under 32 channels
+constexpr int64_t kSepRowDirect = int64_t(16) << 10;     // 512-bit 16-bit: W rows the direct kernel beats
 bool separable_pays(const problem &p, const h_links &h, kernel_isa k, bool native_bf16) {
     const int64_t w = simd_w_of(k.generator());
     if (h.rarely_shared(p) || g_separable.load() == 0) return false;

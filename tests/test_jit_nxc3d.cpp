@@ -259,9 +259,10 @@ TEST(jit_bitwise, nxc_d_pair_cols) {
 // kPlaneBudget, up to kNxcPlanesF32Split (jit_conf.cpp, set_direct): the random sweep's
 // 5x16x3 -> 22x25x15 C = 229 (430 KiB of planes) and 1x30x9 -> 2x113x7 C = 290 (W down),
 // C = 17 and 40 at 160-300 KiB. Not for pixels of whole lines (C = 64), not at 256 bits, not
-// past the cap (27 MB), not D down or kept. Where H collapses to one row (OH = 1) and od repeat their
-// D taps, such pixels take W rows in row mode with D pairs instead (the sweep's 38x5x56 ->
-// 167x1x13 C = 68, 8x2x14 -> 63x1x79 C = 60); whole lines and OH = 3 keep the direct kernel.
+// past the cap (27 MB), not D down or kept. Where H collapses to one row (OH = 1) and od
+// repeat their D taps, such pixels take W rows in row mode with D pairs instead (the sweep's
+// 38x5x56 -> 167x1x13 C = 68, 8x2x14 -> 63x1x79 C = 60); whole lines and OH = 3 keep the
+// direct kernel.
 // Bitwise at 1 and 2 threads, with and without NT-sized dst, in every transform; the
 // dispatched 512-bit kernels blend W-planes, or W rows in D pairs.
 TEST(jit_bitwise, nxc_split_pixel_planes) {

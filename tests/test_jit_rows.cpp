@@ -577,12 +577,17 @@ TEST(jit_bitwise, nxc_linear_separable_by_channels) {
                 ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0)
                     << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
             }
-        for (data_type t : {data_type::bf16, data_type::f16}) {  // H down, C = 24, 20 KB W rows: direct at 512 bits
+        // H down, C = 24, 20 KB W rows: direct at 512 bits; then H up 1.5x, C = 85 (five vectors
+        // and a tail of 5), 20 KB W rows: direct native bf16. Under Bochs (no BF16: bf16 is
+        // separable there) f16 once.
+        const bool emu_skip = emulated() && (threads == 2 || nt_bytes == 0);
+        for (data_type t : {data_type::bf16, data_type::f16}) {
+            if (emu_skip || (emulated() && t == data_type::bf16)) continue;
             const auto d = problem_builder().src(layout(data_format::nxc, 1, 24, {41, 187})).sizes({24, 212}).mode(mode::linear).dt(t);
             ++seed;
             ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;
         }
-        {  // H up 1.5x, C = 85 (five vectors and a tail of 5), 20 KB W rows: direct native bf16
+        if (!emulated()) {
             const auto d = problem_builder().src(layout(data_format::nxc, 1, 85, {10, 40})).sizes({15, 60}).mode(mode::linear).dt(data_type::bf16);
             ++seed;
             ASSERT_EQ(check_case(d, seed, seed % 2 == 0, seed % 3 == 0), 0) << describe(d) << " threads=" << threads << " nt=" << nt_bytes;

@@ -35,9 +35,10 @@ if [ "${XINTERP_QUICK:-0}" != 1 ]; then
   passed=$((passed + 1))  # the fuzz smoke run: it exits non-zero on any crash
   echo "== lane avx512-emu: avx512_core kernels under Bochs (tigerlake)"
   # The sweep (tests/emu/emu_sweep.cpp) and the gtest JIT sweeps (Bochs' f16 tie bug classified
-  # by tests/emu/bochs_f16.hpp), the latter in six guest runs of under three minutes of emulated
+  # by tests/emu/bochs_f16.hpp), the latter in seven guest runs of under three minutes of emulated
   # time each: one guest run of them all went idle for good in its last test, about 200 s in,
-  # while each part passes alone. At 512 bits for every problem (XINTERP_TEST_FLAVOR): Bochs'
+  # while each part passes alone. The seventh came out of the second and fourth, which had
+  # grown to 185 and 188 s of test time (Xeon dev VM, 2026-12-06): now about 114, 113 and 146. At 512 bits for every problem (XINTERP_TEST_FLAVOR): Bochs'
   # tigerlake model may count as a slow-gather Intel model, where automatic hints would give
   # W-downsampled rows the 256-bit kernels. Where the main ctest already ran the JIT suites
   # natively at avx512_core/512 (a host with AVX-512: the flavors of tests/CMakeLists.txt),
@@ -46,16 +47,18 @@ if [ "${XINTERP_QUICK:-0}" != 1 ]; then
   # guest on every host, so the lane's tooling stays exercised.
   # Bochs emulates on one thread, so the guest runs go $jobs at a time (each has its own work
   # directory; the guest kernel's cache is built under a lock): on the 2-core Zen 3 dev VM the
-  # seven took 14 min one after another, and .ci/run 29 min; two at a time, .ci/run 19 min.
+  # sweep and six groups took 14 min one after another, and .ci/run 29 min; two at a time,
+  # .ci/run 19 min.
   native=0
   if grep -qE 'avx512_core(_512)?/jit_bitwise\.random_ratio_sweep .*Passed' "$logs/main"; then native=1; fi
   cmake --build "$build" --target xinterp_emu_sweep xinterp_tests >/dev/null
   runs=("")  # the sweep, then the gtest groups
   for filter in \
     'jit_bitwise.tails_1d:jit_bitwise.ratios_2d:jit_bitwise.odd_3d:jit_bitwise.special_values:jit_bitwise.threads_1_and_2:jit_bitwise.runtime_sizes*:jit_bitwise.linear_tap_pairs:cache_test.*' \
-    'jit_bitwise.non_temporal_nxc_nearest_row_stream:jit_bitwise.nearest_plane_stream:jit_bitwise.linear_plane_stream:jit_bitwise.nxc_nearest_row_pairs:jit_bitwise.nxc_linear_row_pairs:jit_bitwise.nxc_linear_same_runs:jit_bitwise.nxc_run_pixel_pairs:jit_bitwise.nxc_nt_lines:jit_bitwise.linear_up2_groups:jit_bitwise.linear_h2_pairs:jit_bitwise.linear_periodic_run' \
+    'jit_bitwise.non_temporal_nxc_nearest_row_stream:jit_bitwise.nxc_nearest_row_pairs:jit_bitwise.nxc_linear_row_pairs:jit_bitwise.nxc_linear_same_runs:jit_bitwise.nxc_run_pixel_pairs:jit_bitwise.nxc_nt_lines:jit_bitwise.linear_up2_groups:jit_bitwise.linear_h2_pairs:jit_bitwise.linear_periodic_run' \
     'jit_bitwise.nxc_linear_d_pairs:jit_bitwise.nxc_d_pair_cols:jit_bitwise.row_spans:jit_bitwise.row_spans_through_runs:jit_bitwise.nxc_linear_separable_by_channels:jit_bitwise.nxc_linear_pairs_by_pixel_lines:jit_bitwise.nxc_w_step_pixel_pairs' \
-    'jit_bitwise.ncx_unit_axes_views:jit_bitwise.nxc_split_pixel_planes:jit_bitwise.nxc_single_channel_views:jit_bitwise.ncx_flat_volumes:jit_bitwise.ncx_nearest_flat_volumes:jit_bitwise.ncx_flat_wplanes:jit_bitwise.nxc_narrow_pixels:jit_bitwise.two_window_rows:jit_bitwise.narrow_moves_at_512:jit_bitwise.linear_computed_taps:jit_bitwise.nearest_computed_taps' \
+    'jit_bitwise.ncx_unit_axes_views:jit_bitwise.nxc_split_pixel_planes:jit_bitwise.nxc_single_channel_views:jit_bitwise.ncx_flat_volumes:jit_bitwise.ncx_nearest_flat_volumes:jit_bitwise.ncx_flat_wplanes:jit_bitwise.nxc_narrow_pixels:jit_bitwise.two_window_rows:jit_bitwise.narrow_moves_at_512' \
+    'jit_bitwise.nearest_plane_stream:jit_bitwise.linear_plane_stream:jit_bitwise.linear_computed_taps:jit_bitwise.nearest_computed_taps' \
     'jit_bitwise.plane_blend_d_pairs:jit_bitwise.blend_h_pairs:jit_bitwise.blend_rows_stored_aligned:jit_bitwise.nearest_plane_rows_stored_aligned:jit_bitwise.nearest_row_mode_rows_stored_aligned:jit_bitwise.blend_word_pairs:jit_bitwise.wplane_columns:jit_bitwise.nearest_row_mode_pairs:jit_bitwise.nearest_word_pairs' \
     'jit_bitwise.random_ratio_sweep:jit_bitwise.prefetched_rows:bf16_clean.*'; do
     if [ "$native" = 1 ]; then

@@ -38,7 +38,8 @@ if [ "${XINTERP_QUICK:-0}" != 1 ]; then
   # by tests/emu/bochs_f16.hpp), the latter in seven guest runs of under three minutes of emulated
   # time each: one guest run of them all went idle for good in its last test, about 200 s in,
   # while each part passes alone. The seventh came out of the second and fourth, which had
-  # grown to 185 and 188 s of test time (Xeon dev VM, 2026-12-06): now about 114, 113 and 146. At 512 bits for every problem (XINTERP_TEST_FLAVOR): Bochs'
+  # grown to 185 and 188 s of test time (Xeon dev VM, 2026-12-06): now about 114, 113 and
+  # 147. At 512 bits for every problem (XINTERP_TEST_FLAVOR): Bochs'
   # tigerlake model may count as a slow-gather Intel model, where automatic hints would give
   # W-downsampled rows the 256-bit kernels. Where the main ctest already ran the JIT suites
   # natively at avx512_core/512 (a host with AVX-512: the flavors of tests/CMakeLists.txt),
